@@ -1,0 +1,234 @@
+//! The `texlate` command line.
+
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use texlate::error::Unsupported;
+use texlate::{ir, isa, Error, Form, Isa};
+
+#[derive(Parser)]
+#[command(
+    name = "texlate",
+    version,
+    about = "Translate GPU texture instructions between Intel vISA, DXBC and NVIDIA SASS"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum IsaArg {
+    Visa,
+    Dxbc,
+    Nvidia,
+}
+
+impl From<IsaArg> for Isa {
+    fn from(a: IsaArg) -> Isa {
+        match a {
+            IsaArg::Visa => Isa::Visa,
+            IsaArg::Dxbc => Isa::Dxbc,
+            IsaArg::Nvidia => Isa::Nvidia,
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Emit {
+    Text,
+    Binary,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Translate a listing or binary from one instruction set to another.
+    Translate {
+        #[arg(long, value_enum)]
+        from: IsaArg,
+        #[arg(long, value_enum)]
+        to: IsaArg,
+        /// Output form.
+        #[arg(long, value_enum, default_value = "text")]
+        emit: Emit,
+        /// Input file, or `-` for standard input.
+        input: PathBuf,
+        /// Output file (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Binary to text.
+    Disasm {
+        #[arg(long, value_enum)]
+        isa: IsaArg,
+        /// Instructions as hex instead of a file.
+        #[arg(long, num_args = 1.., conflicts_with = "file")]
+        hex: Option<Vec<String>>,
+        /// Input file, or `-` for standard input.
+        #[arg(required_unless_present = "hex")]
+        file: Option<PathBuf>,
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Text to binary.
+    Asm {
+        #[arg(long, value_enum)]
+        isa: IsaArg,
+        /// Print the encoding as hex, one instruction per line.
+        #[arg(long)]
+        hex: bool,
+        /// A file, `-` for standard input, or the instruction text itself.
+        input: String,
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Print the IR of each texture instruction.
+    Explain {
+        #[arg(long, value_enum)]
+        isa: IsaArg,
+        /// Input file, or `-` for standard input.
+        input: PathBuf,
+    },
+}
+
+/// A failure of the command, with the exit code it maps to.
+enum Failure {
+    Io(String),
+    Texlate(Error),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure::Texlate(e)
+    }
+}
+
+fn read_input(path: &Path) -> Result<Vec<u8>, Failure> {
+    if path.as_os_str() == "-" {
+        let mut buf = Vec::new();
+        io::stdin()
+            .read_to_end(&mut buf)
+            .map_err(|e| Failure::Io(format!("reading standard input: {e}")))?;
+        Ok(buf)
+    } else {
+        fs::read(path).map_err(|e| Failure::Io(format!("reading {}: {e}", path.display())))
+    }
+}
+
+/// Writes the whole output at once, to a temporary file renamed into place, so a failure
+/// never leaves a half-written output behind.
+fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<(), Failure> {
+    match path {
+        None => io::stdout()
+            .write_all(bytes)
+            .map_err(|e| Failure::Io(format!("writing standard output: {e}"))),
+        Some(path) => {
+            let mut tmp = path.as_os_str().to_owned();
+            tmp.push(".texlate-tmp");
+            let tmp = PathBuf::from(tmp);
+            fs::write(&tmp, bytes)
+                .and_then(|()| fs::rename(&tmp, path))
+                .map_err(|e| {
+                    let _ = fs::remove_file(&tmp);
+                    Failure::Io(format!("writing {}: {e}", path.display()))
+                })
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
+        Command::Translate {
+            from,
+            to,
+            emit,
+            input,
+            output,
+        } => {
+            let (from, to) = (Isa::from(from), Isa::from(to));
+            let program = texlate::decode(from, &read_input(&input)?)?;
+            if from != to {
+                return Err(Error::Unsupported(Unsupported::new(
+                    "translation between instruction sets",
+                    from,
+                    to,
+                    "only identity translations are implemented; the lowering passes come next",
+                ))
+                .into());
+            }
+            let form = match emit {
+                Emit::Text => Form::Text,
+                Emit::Binary => Form::Binary,
+            };
+            let bytes = texlate::encode(to, &program, form)?;
+            write_output(output.as_deref(), &bytes)
+        }
+        Command::Disasm {
+            isa: isa_arg,
+            hex,
+            file,
+            output,
+        } => {
+            let isa = Isa::from(isa_arg);
+            let program = match (hex, file) {
+                (Some(words), _) => {
+                    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+                    isa::decode_hex(isa, &words)?
+                }
+                (None, Some(file)) => isa::decode_binary(isa, &read_input(&file)?)?,
+                (None, None) => unreachable!("clap requires a file or --hex"),
+            };
+            let text = isa::print_text(isa, &program)?;
+            write_output(output.as_deref(), text.as_bytes())
+        }
+        Command::Asm {
+            isa: isa_arg,
+            hex,
+            input,
+            output,
+        } => {
+            let isa = Isa::from(isa_arg);
+            let path = Path::new(&input);
+            let text = if input == "-" || path.is_file() {
+                let bytes = read_input(path)?;
+                String::from_utf8(bytes).map_err(|e| {
+                    Failure::Io(format!(
+                        "{input}: not UTF-8 text (byte offset {:#x})",
+                        e.utf8_error().valid_up_to()
+                    ))
+                })?
+            } else {
+                input.clone()
+            };
+            let program = isa::parse_text(isa, &text)?;
+            if hex {
+                let out = isa::print_hex(isa, &program)?;
+                write_output(output.as_deref(), out.as_bytes())
+            } else {
+                let bytes = isa::encode_binary(isa, &program)?;
+                write_output(output.as_deref(), &bytes)
+            }
+        }
+        Command::Explain { isa, input } => {
+            let program = texlate::decode(Isa::from(isa), &read_input(&input)?)?;
+            write_output(None, ir::display_program(&program).as_bytes())
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Io(msg)) => {
+            eprintln!("texlate: {msg}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Texlate(e)) => {
+            eprintln!("texlate: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

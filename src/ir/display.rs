@@ -1,0 +1,283 @@
+//! The canonical IR text: one line per texture instruction, used by snapshots and
+//! `texlate explain`. It names every semantic field and leaves ISA spelling to [`Origin`]'s
+//! own `Debug`-free summary, so two ISAs' spellings of one operation print alike.
+
+use std::fmt::{self, Display, Formatter, Write as _};
+
+use super::*;
+
+const CHANNELS: [char; 4] = ['r', 'g', 'b', 'a'];
+
+impl Display for Scalar {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Scalar::Reg(r) => r.fmt(f),
+            Scalar::Imm(i) => i.fmt(f),
+            Scalar::Zero => f.write_str("zero"),
+        }
+    }
+}
+
+impl Display for Reg {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        const XYZW: [char; 4] = ['x', 'y', 'z', 'w'];
+        let comp = XYZW.get(self.sub as usize).copied().unwrap_or('?');
+        match self.file {
+            RegFile::VisaGeneral => write!(f, "V{}.{}", self.index, self.sub),
+            RegFile::DxTemp => write!(f, "r{}.{comp}", self.index),
+            RegFile::DxInput => write!(f, "v{}.{comp}", self.index),
+            RegFile::DxOutput => write!(f, "o{}.{comp}", self.index),
+            RegFile::DxIndexableTemp => write!(f, "x{}.{comp}", self.index),
+            RegFile::DxConstantBuffer => write!(f, "cb{}.{comp}", self.index),
+            RegFile::DxImmConstantBuffer => write!(f, "icb[{}].{comp}", self.index),
+            RegFile::DxOther(ty) => write!(f, "dx{ty}:{}.{comp}", self.index),
+            RegFile::NvGpr => write!(f, "R{}", self.index),
+        }
+    }
+}
+
+impl Display for Imm {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "{:#x}:{}", self.bits, self.ty)
+    }
+}
+
+impl Display for ScalarType {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ScalarType::F32 => "f32",
+            ScalarType::F16 => "f16",
+            ScalarType::F64 => "f64",
+            ScalarType::U32 => "u32",
+            ScalarType::I32 => "i32",
+            ScalarType::U16 => "u16",
+            ScalarType::I16 => "i16",
+            ScalarType::U8 => "u8",
+            ScalarType::I8 => "i8",
+            ScalarType::U64 => "u64",
+            ScalarType::I64 => "i64",
+            ScalarType::Other(name) => name,
+        })
+    }
+}
+
+impl Display for TexOp {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            TexOp::Sample => f.write_str("sample"),
+            TexOp::Fetch => f.write_str("fetch"),
+            TexOp::FetchMcs => f.write_str("fetch_mcs"),
+            TexOp::Gather { component } => {
+                write!(
+                    f,
+                    "gather.{}",
+                    CHANNELS.get(*component as usize).unwrap_or(&'?')
+                )
+            }
+            TexOp::QueryLod => f.write_str("query_lod"),
+            TexOp::QuerySize => f.write_str("query_size"),
+            TexOp::QuerySamples => f.write_str("query_samples"),
+            TexOp::SamplePos => f.write_str("sample_pos"),
+            TexOp::BufferInfo => f.write_str("buffer_info"),
+            TexOp::QueryOther { code } => write!(f, "query.{code:#x}"),
+            TexOp::LoadTyped => f.write_str("load_typed"),
+            TexOp::LoadRaw => f.write_str("load_raw"),
+            TexOp::LoadStructured => f.write_str("load_structured"),
+            TexOp::CheckAccessMapped => f.write_str("check_access_mapped"),
+        }
+    }
+}
+
+impl Display for Dimension {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Dimension::Deferred => f.write_str("deferred"),
+            Dimension::Known {
+                dim,
+                arrayed,
+                multisampled,
+            } => {
+                f.write_str(match dim {
+                    Dim::D1 => "1d",
+                    Dim::D2 => "2d",
+                    Dim::D3 => "3d",
+                    Dim::Cube => "cube",
+                    Dim::Buffer => "buffer",
+                    Dim::RawBuffer => "raw_buffer",
+                    Dim::StructuredBuffer => "structured_buffer",
+                })?;
+                if *multisampled {
+                    f.write_str("ms")?;
+                }
+                if *arrayed {
+                    f.write_str("_array")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Display for ResRef {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            ResRef::Binding(i) => write!(f, "#{i}"),
+            ResRef::Indexed {
+                range,
+                base,
+                dynamic,
+                nonuniform,
+            } => {
+                write!(f, "range{range}[{base}")?;
+                if let Some(d) = dynamic {
+                    write!(f, " + {d}")?;
+                }
+                f.write_str("]")?;
+                if *nonuniform {
+                    f.write_str(" nonuniform")?;
+                }
+                Ok(())
+            }
+            ResRef::Handle(s) => write!(f, "handle({s})"),
+        }
+    }
+}
+
+fn list(out: &mut String, items: &[Scalar]) {
+    out.push('(');
+    for (i, s) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "{s}");
+    }
+    out.push(')');
+}
+
+impl Display for TexInstr {
+    /// `op dim lod [operands] -> dst`, with only the parts the instruction has.
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let mut s = String::new();
+        if let Some(p) = self.pred {
+            let _ = write!(s, "@{}p{} ", if p.negate { "!" } else { "" }, p.index);
+        }
+        let _ = write!(s, "{} {}", self.op, self.dim);
+        match &self.lod {
+            Lod::Implicit => {}
+            Lod::Zero => s.push_str(" lod=0"),
+            Lod::Bias(b) => {
+                let _ = write!(s, " bias={b}");
+            }
+            Lod::Level(l) => {
+                let _ = write!(s, " lod={l}");
+            }
+            Lod::Grad { dx, dy } => {
+                s.push_str(" ddx=");
+                list(&mut s, dx);
+                s.push_str(" ddy=");
+                list(&mut s, dy);
+            }
+        }
+        let _ = write!(s, " tex={}", self.texture);
+        if let Some(smp) = &self.sampler {
+            let _ = write!(s, " smp={smp}");
+        }
+        if !self.coord.is_empty() {
+            s.push_str(" coord=");
+            list(&mut s, &self.coord);
+        }
+        if let Some(a) = self.array_index {
+            let _ = write!(s, " layer={a}");
+        }
+        if let Some(r) = self.depth_ref {
+            let _ = write!(s, " ref={r}");
+        }
+        if let Some(m) = self.min_lod {
+            let _ = write!(s, " min_lod={m}");
+        }
+        if let Some(si) = self.sample_index {
+            let _ = write!(s, " sample={si}");
+        }
+        if !self.mcs.is_empty() {
+            s.push_str(" mcs=");
+            list(&mut s, &self.mcs);
+        }
+        match &self.offset {
+            Offset::None => {}
+            Offset::Imm([u, v, w]) => {
+                let _ = write!(s, " offset=({u}, {v}, {w})");
+            }
+            Offset::Dynamic(regs) => {
+                s.push_str(" offset=");
+                list(&mut s, regs);
+            }
+            Offset::Packed(r) => {
+                let _ = write!(s, " offset=packed({r})");
+            }
+            Offset::PerTexel(regs) => {
+                s.push_str(" offsets=");
+                list(&mut s, regs);
+            }
+        }
+        let flags = [
+            (self.flags.residency, "residency"),
+            (self.flags.cps, "cps"),
+            (self.flags.nonuniform_sampler, "nonuniform_sampler"),
+            (self.flags.ndv, "ndv"),
+            (self.flags.nodep, "nodep"),
+        ];
+        for (on, name) in flags {
+            if on {
+                let _ = write!(s, " {name}");
+            }
+        }
+        match (self.coord_type, self.result_type) {
+            (None, None) => {}
+            (c, r) => {
+                let show = |t: Option<ScalarType>| t.map_or("-".to_string(), |t| t.to_string());
+                let _ = write!(s, " types={}->{}", show(c), show(r));
+            }
+        }
+        s.push_str(" -> ");
+        let mut first = true;
+        for (c, d) in self.dst.iter().enumerate() {
+            if let Some(d) = d {
+                if !first {
+                    s.push(' ');
+                }
+                first = false;
+                let _ = write!(s, "{}={d}", CHANNELS[c]);
+            }
+        }
+        if first {
+            s.push_str("none");
+        }
+        if let Some(st) = self.status_dst {
+            let _ = write!(s, " status={st}");
+        }
+        f.write_str(&s)
+    }
+}
+
+/// The canonical IR text of a whole program: one line per texture instruction, opaque items
+/// summarised as `opaque` with their location.
+pub fn display_program(program: &Program) -> String {
+    let mut out = String::new();
+    for item in &program.items {
+        match item {
+            Item::Tex(t) => {
+                let _ = writeln!(out, "{t}");
+            }
+            Item::Opaque(o) => {
+                let _ = writeln!(
+                    out,
+                    "opaque @{}:{} ({} bytes)",
+                    o.span.line,
+                    o.span.column,
+                    o.text.as_ref().map_or(o.bytes.len(), |t| t.len())
+                );
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,409 @@
+//! The shared texture-op IR.
+//!
+//! Every frontend lifts its instructions into [`TexInstr`]s; everything that is not a
+//! texture instruction becomes an [`Opaque`] item that keeps its original text or bytes, so
+//! a whole listing round-trips. The IR is ISA-neutral: what only one ISA has (vISA exec size,
+//! NVIDIA phase, DX `_indexable` spelling, ...) lives in [`Origin`], which identity round
+//! trips use and cross-ISA lowering ignores or maps.
+//!
+//! The fields follow `DESIGN.md` §3 and the union IR of `research/ir-and-passes.md` §1.3
+//! (NIR `nir_tex_instr`, naga `SampleLevel`, NAK `TexLodMode`).
+
+mod display;
+
+use indexmap::IndexMap;
+
+pub use display::display_program;
+
+/// An instruction set texlate reads and writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Isa {
+    /// Intel vISA (IGC's virtual ISA).
+    Visa,
+    /// DirectX Shader Model 4/5 token stream (DXBC "TPF").
+    Dxbc,
+    /// NVIDIA Maxwell SASS (SM50/SM52).
+    Nvidia,
+}
+
+impl Isa {
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Visa => "visa",
+            Isa::Dxbc => "dxbc",
+            Isa::Nvidia => "nvidia",
+        }
+    }
+}
+
+/// What a texture instruction does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TexOp {
+    /// Filtered sample; how the LOD is chosen is [`TexInstr::lod`].
+    Sample,
+    /// Unfiltered texel fetch at integer coordinates (DX `ld`, vISA `load_*`, NV `TLD`).
+    Fetch,
+    /// Read of the multisample control surface (vISA `load_mcs`).
+    FetchMcs,
+    /// Four-texel gather of one channel (DX `gather4`, vISA `sample4`, NV `TLD4`).
+    Gather {
+        /// The channel gathered: 0 = R, 1 = G, 2 = B, 3 = A.
+        component: u8,
+    },
+    /// LOD the sampler would use (DX `lod`, vISA `lod`, NV `TMML`). Canonical result:
+    /// channel 0 = clamped LOD, channel 1 = unclamped LOD, as floats.
+    QueryLod,
+    /// Size and level count of a mip level (DX `resinfo`, vISA `resinfo`, NV `TXQ` dimension).
+    QuerySize,
+    /// Sample count of a multisample resource (DX `sampleinfo`, vISA `sampleinfo`).
+    QuerySamples,
+    /// Position of a sample inside the pixel (DX `samplepos`).
+    SamplePos,
+    /// Element count of a buffer (DX `bufinfo`).
+    BufferInfo,
+    /// Any other texture-header or sampler query (NV `TXQ` queries other than dimension).
+    QueryOther {
+        /// The ISA's query code.
+        code: u8,
+    },
+    /// Typed surface (UAV) read (vISA `gather4_typed`, DX `ld_uav_typed`): a load, not a gather.
+    LoadTyped,
+    /// Raw buffer read of 32-bit words at a byte offset (DX `ld_raw`).
+    LoadRaw,
+    /// Structured buffer read (DX `ld_structured`).
+    LoadStructured,
+    /// Query of whether a residency status says all texels were mapped
+    /// (DX `check_access_fully_mapped`).
+    CheckAccessMapped,
+}
+
+/// The shape of the resource an instruction reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dim {
+    D1,
+    D2,
+    D3,
+    Cube,
+    Buffer,
+    /// DX raw byte-address buffer.
+    RawBuffer,
+    /// DX structured buffer.
+    StructuredBuffer,
+}
+
+/// The dimension of a texture access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dimension {
+    /// Known from the instruction (NVIDIA) or from a declaration or binding (DX, vISA).
+    Known {
+        dim: Dim,
+        arrayed: bool,
+        multisampled: bool,
+    },
+    /// Not carried by the instruction and not yet known: vISA instructions without a
+    /// bindings input. Never guessed: a pass that needs it asks for bindings.
+    Deferred,
+}
+
+/// How the level of detail is chosen.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Lod {
+    /// From implicit derivatives.
+    Implicit,
+    /// Level 0.
+    Zero,
+    /// Implicit LOD plus a bias.
+    Bias(Scalar),
+    /// An explicit level.
+    Level(Scalar),
+    /// From explicit gradients, one entry per coordinate.
+    Grad { dx: Vec<Scalar>, dy: Vec<Scalar> },
+}
+
+/// A texel offset.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Offset {
+    None,
+    /// Immediate offsets (u, v, w), each in [-8, 7] on every ISA.
+    Imm([i8; 3]),
+    /// Per-pixel offsets in registers, one scalar per coordinate (DX `gather4_po`,
+    /// vISA `sample4_po`).
+    Dynamic(Vec<Scalar>),
+    /// Offsets packed into one register (NVIDIA `.AOFFI` register form; the packing is the
+    /// instruction's: 4-bit fields, or 6-bit fields at an 8-bit stride for `TLD4`).
+    Packed(Scalar),
+    /// Four texel offsets of a gather (NVIDIA `TLD4.PTP`), packed in registers.
+    PerTexel(Vec<Scalar>),
+}
+
+/// A register file. The `index` and `sub` of a [`Reg`] are interpreted per file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RegFile {
+    /// vISA general variable; `index` is the variable number (0 = `%null`, 1..31
+    /// predefined, 32.. user variables in declaration order), `sub` the byte offset.
+    VisaGeneral,
+    /// DX temporary `r#`; `sub` is the component (0..3).
+    DxTemp,
+    /// DX input `v#`.
+    DxInput,
+    /// DX output `o#`.
+    DxOutput,
+    /// DX indexable temporary `x#[i]`.
+    DxIndexableTemp,
+    /// DX constant buffer `cb#[i]`.
+    DxConstantBuffer,
+    /// DX immediate constant buffer `icb[i]`.
+    DxImmConstantBuffer,
+    /// Any other DX operand type; `index` is the register number. The full operand is kept in
+    /// the instruction's [`Origin`].
+    DxOther(u8),
+    /// NVIDIA general register `R#` (0..254); `R255` is spelled `RZ` and reads as zero.
+    NvGpr,
+}
+
+/// One register component.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Reg {
+    pub file: RegFile,
+    pub index: u32,
+    pub sub: u32,
+}
+
+/// An immediate value, kept as its bit pattern and the type it was written with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Imm {
+    pub bits: u64,
+    pub ty: ScalarType,
+}
+
+/// One scalar operand: the unit every ISA's parameter lists are made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scalar {
+    Reg(Reg),
+    Imm(Imm),
+    /// A register that reads as zero and discards writes (`%null`, `RZ`, DX `null`).
+    Zero,
+}
+
+/// Element types of coordinates and results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    F32,
+    F16,
+    F64,
+    U32,
+    I32,
+    U16,
+    I16,
+    U8,
+    I8,
+    U64,
+    I64,
+    /// DX `unorm`/`snorm`/`mixed` and other resource return types that have no plain
+    /// scalar type; the name is the ISA's spelling.
+    Other(&'static str),
+}
+
+/// A texture or sampler reference.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ResRef {
+    /// A binding slot: DX `t#`/`s#`/`u#`, vISA surface/sampler variable index, NV texture id.
+    Binding(u32),
+    /// A binding range indexed at run time (SM5.1 `t0[r1.x + 2]`).
+    Indexed {
+        range: u32,
+        base: u32,
+        dynamic: Option<Scalar>,
+        nonuniform: bool,
+    },
+    /// A bindless handle in a register (NV `.B`).
+    Handle(Scalar),
+}
+
+/// Predication of one instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Pred {
+    /// Predicate register number (vISA `P#`, NV `P#`; 7 = `PT` on NVIDIA).
+    pub index: u16,
+    pub negate: bool,
+}
+
+/// Flags that change how a texture instruction behaves without changing its operands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Flags {
+    /// Return residency information (vISA `.pixel_null_mask`; DX `*_s` status operand;
+    /// NV sparse predicate).
+    pub residency: bool,
+    /// Coarse-pixel-shading LOD compensation (vISA `.cps`).
+    pub cps: bool,
+    /// The sampler may differ per lane (vISA non-uniform sampler bit).
+    pub nonuniform_sampler: bool,
+    /// Derivatives are not divergent-safe (NV `.NDV`).
+    pub ndv: bool,
+    /// No dependency on the result for scheduling (NV `.NODEP`).
+    pub nodep: bool,
+}
+
+/// One texture instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TexInstr {
+    pub op: TexOp,
+    pub dim: Dimension,
+    pub lod: Lod,
+    /// Minimum-LOD clamp (DX `*_cl_s`, NV `.LC`).
+    pub min_lod: Option<Scalar>,
+    /// Spatial coordinates only (u, v, w); the array index is separate.
+    pub coord: Vec<Scalar>,
+    pub array_index: Option<Scalar>,
+    /// Depth-compare reference.
+    pub depth_ref: Option<Scalar>,
+    pub offset: Offset,
+    /// Sample index of a multisample fetch.
+    pub sample_index: Option<Scalar>,
+    /// Multisample control data (vISA `load_2dms_w`: two 32-bit or four 16-bit words).
+    pub mcs: Vec<Scalar>,
+    pub texture: ResRef,
+    pub sampler: Option<ResRef>,
+    /// Result placement, one entry per RGBA channel; `None` = channel not written.
+    pub dst: [Option<Scalar>; 4],
+    /// Where the residency status goes, when [`Flags::residency`] is set and the ISA names it.
+    pub status_dst: Option<Scalar>,
+    pub pred: Option<Pred>,
+    pub flags: Flags,
+    /// Element type of the coordinate parameters.
+    pub coord_type: Option<ScalarType>,
+    /// Element type of the result.
+    pub result_type: Option<ScalarType>,
+    /// Source-ISA spelling and extras needed for an exact round trip.
+    pub origin: Origin,
+}
+
+impl TexInstr {
+    /// A new instruction with every optional part absent.
+    pub fn new(op: TexOp, texture: ResRef, origin: Origin) -> Self {
+        TexInstr {
+            op,
+            dim: Dimension::Deferred,
+            lod: Lod::Implicit,
+            min_lod: None,
+            coord: Vec::new(),
+            array_index: None,
+            depth_ref: None,
+            offset: Offset::None,
+            sample_index: None,
+            mcs: Vec::new(),
+            texture,
+            sampler: None,
+            dst: [None; 4],
+            status_dst: None,
+            pred: None,
+            flags: Flags::default(),
+            coord_type: None,
+            result_type: None,
+            origin,
+        }
+    }
+
+    /// The RGBA write mask: bit `c` set when channel `c` is written.
+    pub fn write_mask(&self) -> u8 {
+        self.dst
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.is_some())
+            .fold(0, |m, (c, _)| m | (1 << c))
+    }
+}
+
+/// Where an instruction came from, with what only that ISA carries.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Origin {
+    /// Built by a pass or by library code, not decoded.
+    Synthetic,
+}
+
+/// A location in the input: byte offset for binaries, line and column for text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Span {
+    pub offset: usize,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// An item of a program that is not a texture instruction, kept exactly as it was read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opaque {
+    /// The original text (a whole line, without its line terminator) when read from text.
+    pub text: Option<String>,
+    /// The original bytes when read from a binary.
+    pub bytes: Vec<u8>,
+    pub span: Span,
+}
+
+/// One item of a program, in input order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    Tex(Box<TexInstr>),
+    Opaque(Opaque),
+}
+
+/// A declared resource (texture, buffer or UAV) a program reads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resource {
+    pub name: String,
+    pub dim: Dimension,
+    /// Per-component return type, when declared.
+    pub return_type: Option<[ScalarType; 4]>,
+    pub sample_count: Option<u32>,
+}
+
+/// A declared sampler.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SamplerDecl {
+    pub name: String,
+    /// DX `mode_comparison`.
+    pub comparison: bool,
+}
+
+/// A declared variable or register range (vISA `.decl`, DX `dcl_temps` ...).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variable {
+    pub name: String,
+    /// The element type as the ISA spells it (`f`, `ud`, ...).
+    pub ty: String,
+    pub num_elts: u32,
+}
+
+/// A whole decoded input: texture instructions, opaque items and the tables they refer to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    pub isa: Isa,
+    pub items: Vec<Item>,
+    /// Resources by binding index, in declaration order.
+    pub resources: IndexMap<u32, Resource>,
+    /// Samplers by binding index, in declaration order.
+    pub samplers: IndexMap<u32, SamplerDecl>,
+    /// Variables by name, in declaration order.
+    pub variables: IndexMap<String, Variable>,
+}
+
+impl Program {
+    /// An empty program of `isa`.
+    pub fn new(isa: Isa) -> Self {
+        Program {
+            isa,
+            items: Vec::new(),
+            resources: IndexMap::new(),
+            samplers: IndexMap::new(),
+            variables: IndexMap::new(),
+        }
+    }
+
+    /// The texture instructions, in order.
+    pub fn tex_instrs(&self) -> impl Iterator<Item = &TexInstr> {
+        self.items.iter().filter_map(|i| match i {
+            Item::Tex(t) => Some(t),
+            Item::Opaque(_) => None,
+        })
+    }
+}
