@@ -402,7 +402,7 @@ impl Program {
     /// The texture instructions, in order.
     pub fn tex_instrs(&self) -> impl Iterator<Item = &TexInstr> {
         self.items.iter().filter_map(|i| match i {
-            Item::Tex(t) => Some(t),
+            Item::Tex(t) => Some(&**t),
             Item::Opaque(_) => None,
         })
     }
