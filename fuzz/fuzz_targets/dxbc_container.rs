@@ -1,0 +1,5 @@
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    texlate_fuzz::binary_round_trip(texlate::Isa::Dxbc, data);
+});

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs the cargo-fuzz targets, each seeded from ../shared/corpus where that exists.
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]      (default 600 s, all targets)
+# Needs cargo-fuzz (`cargo install cargo-fuzz`); on a stable toolchain RUSTC_BOOTSTRAP=1 lets
+# cargo-fuzz use the sanitizer flags. Crashes land in fuzz/artifacts/<target>/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-600}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(visa_text visa_binary dxbc_text dxbc_container nvidia_text nvidia_words)
+corpus=../shared/corpus
+
+seed() {   # seed TARGET: copy a bounded sample of real inputs into fuzz/corpus/TARGET
+    local dir=fuzz/corpus/$1
+    mkdir -p "$dir"
+    [ -d "$corpus" ] || return 0
+    case $1 in
+        visa_text)      find "$corpus/intel/dumps" -name '*.visaasm' | head -200 | xargs -r cp -t "$dir" ;;
+        visa_binary)    # texlate's own encodings of the bundled vISA fixtures
+                        cargo build -q --release
+                        for f in tests/cases/visa/*.visaasm examples/*.visaasm; do
+                            [ -f "$f" ] && target/release/texlate asm --isa visa "$f" -o "$dir/$(basename "$f").bin" || true
+                        done ;;
+        dxbc_text)      find "$corpus/dxbc/asm" -type f | head -200 | xargs -r cp -t "$dir" ;;
+        dxbc_container) find "$corpus/dxbc/blobs" -name '*.dxbc' | head -200 | xargs -r cp -t "$dir" ;;
+        nvidia_text)    find "$corpus/nvidia" -maxdepth 1 -name '*.sass' | xargs -r cp -t "$dir" ;;
+        nvidia_words)   find "$corpus/nvidia/cubin" -type f | head -50 | xargs -r cp -t "$dir" ;;
+    esac
+}
+
+for t in "${targets[@]}"; do
+    seed "$t"
+    echo "== $t: ${secs}s"
+    RUSTC_BOOTSTRAP=1 cargo fuzz run "$t" "fuzz/corpus/$t" -- -max_total_time="$secs" -rss_limit_mb=2048 -max_len=65536 2>&1 \
+        | tee "fuzz/$t.log" | grep -E '^(#[0-9]+ +DONE|Done|==[0-9]+==|SUMMARY)' || true
+done
