@@ -4,7 +4,7 @@
 use crate::error::{Error, Location, ValidationError};
 
 use super::inst::{cps_bit, Checks, Field, FieldPositions, VisaInst};
-use super::tables::{self, ChannelKind, ParamClass, TypeDesc};
+use super::tables::{self, ChannelKind, OpDesc, ParamClass, TypeDesc};
 
 /// A broken rule, with the operand that breaks it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -168,61 +168,66 @@ pub fn check(
             ));
         }
     }
-    check_types(
-        inst,
-        checks,
-        op.mnemonic.as_str(),
-        opc.param_class,
-        &opc.dst_types,
-        var_type,
-    )
+    check_types(inst, checks, op, var_type)
 }
 
-/// The type rules (seeds): 0x6d/0x6f parameters all F or all HF; 0x6e parameters all D/UD
-/// or all W/UW; the destination one of the opcode's types.
+/// The type rules (seeds): 0x6d/0x6f parameters all F or all HF, except sample4_po's
+/// offsets, which are D (3D_SAMPLE4.md); 0x6e parameters all D/UD or all W/UW; the
+/// destination one of the opcode's types.
 fn check_types(
     inst: &VisaInst,
     checks: Checks,
-    mnemonic: &str,
-    class: ParamClass,
-    dst_types: &[String],
+    op: &OpDesc,
     var_type: &dyn Fn(u32) -> Option<&'static TypeDesc>,
 ) -> Result<(), Violation> {
+    let opc = op.opcode_desc();
+    let mnemonic = &op.mnemonic;
     if let Some(dt) = var_type(inst.dst.var) {
-        if !dst_types.contains(&dt.name) {
+        if !opc.dst_types.contains(&dt.name) {
             return Err(Violation::new(
                 Field::Dst,
                 "dst-type",
                 format!(
                     "the destination of {mnemonic} must have type {}, not {}",
-                    dst_types.join(", "),
+                    opc.dst_types.join(", "),
                     dt.name
                 ),
             ));
         }
     }
+    let wide = super::lift::ms_form(inst, op, var_type) == Some(super::inst::MsForm::Word);
+    let slots = op.param_order(wide);
     let mut first: Option<&TypeDesc> = None;
     for (i, p) in inst.params.iter().enumerate() {
         let Some(pt) = var_type(p.var) else { continue };
+        let offset_slot = slots.get(i).is_some_and(|s| s == "offu" || s == "offv");
+        let (class, expected) = match opc.param_class {
+            _ if offset_slot => (ParamClass::Int, "D"),
+            ParamClass::Float => (ParamClass::Float, "F or HF"),
+            ParamClass::Int => (ParamClass::Int, "D/UD or W/UW"),
+            ParamClass::Any => continue,
+        };
         let allowed = match class {
+            _ if offset_slot => ["d", "ud"].contains(&pt.name.as_str()),
             ParamClass::Float => ["f", "hf"].contains(&pt.name.as_str()),
-            ParamClass::Int => ["d", "ud", "w", "uw"].contains(&pt.name.as_str()),
-            ParamClass::Any => true,
+            _ => ["d", "ud", "w", "uw"].contains(&pt.name.as_str()),
         };
         if !allowed {
             return Err(Violation::new(
                 Field::Param(i),
                 "param-type",
                 format!(
-                    "parameters of {mnemonic} must be {}, not {}",
-                    class_name(class),
+                    "parameter {i} of {mnemonic} must be {expected}, not {}",
                     pt.name
                 ),
             ));
         }
+        if offset_slot {
+            continue;
+        }
         match first {
             None => first = Some(pt),
-            Some(f) if f.bytes != pt.bytes && class != ParamClass::Any => {
+            Some(f) if f.bytes != pt.bytes => {
                 if class == ParamClass::Float && checks == Checks::IgcCompatible {
                     continue;
                 }
@@ -230,7 +235,7 @@ fn check_types(
                     Field::Param(i),
                     "param-type",
                     format!(
-                        "all parameters of {mnemonic} must have one type: parameter 0 is {}, \
+                        "all parameters of {mnemonic} must have one type: the first is {}, \
                          parameter {i} is {}",
                         f.name, pt.name
                     ),
@@ -240,14 +245,6 @@ fn check_types(
         }
     }
     Ok(())
-}
-
-fn class_name(class: ParamClass) -> &'static str {
-    match class {
-        ParamClass::Float => "F or HF",
-        ParamClass::Int => "D/UD or W/UW",
-        ParamClass::Any => "any type",
-    }
 }
 
 fn list(v: &[u8]) -> String {
