@@ -86,6 +86,7 @@ pub fn decode_inst(bytes: &[u8], at: usize) -> Result<(VisaInst, FieldPositions,
         )
     })?;
     pos.fields.push((Field::SubOp, r.pos));
+    pos.fields.push((Field::Modifiers, r.pos));
     let (subop, modifiers) = match opc.subop_bytes {
         0 => (0, 0),
         1 => (r.u8("sub-op")?, 0),

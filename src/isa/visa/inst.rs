@@ -84,6 +84,8 @@ fn modifier_bit(name: &str) -> u16 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Field {
     SubOp,
+    /// The first sub-op modifier (`.pixel_null_mask`, `.cps`, `.divS`).
+    Modifiers,
     Exec,
     Pred,
     Channels,

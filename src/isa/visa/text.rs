@@ -138,6 +138,7 @@ pub fn parse_line(text: &str, no: u32, scope: &Scope) -> Result<Option<ParsedLin
     };
     let mut part_at = word_at + word.find('.').unwrap_or(0) + 1;
     let mut last_bit: Option<u8> = None;
+    positions.fields.push((Field::Modifiers, part_at));
     for m in modifiers {
         let known = tables::modifier_by_name(m).filter(|d| {
             opc.modifiers
@@ -203,6 +204,7 @@ pub fn parse_line(text: &str, no: u32, scope: &Scope) -> Result<Option<ParsedLin
         l.separator("the destination raw operand")?;
         positions.fields.push((Field::Dst, l.pos));
         inst.dst = parse_raw(&mut l, scope)?;
+        positions.fields.push((Field::NumParams, l.pos));
         loop {
             let before = l.pos;
             if l.skip_ws().is_empty() || l.at_end() {

@@ -110,7 +110,7 @@ pub fn check(
     // Seeds: ".cps ... Only available for sample, sample_b, sample_bc, sample_c, and LOD".
     if inst.modifiers & cps_bit() != 0 && !op.cps {
         return Err(Violation::new(
-            Field::SubOp,
+            Field::Modifiers,
             "cps",
             format!("{} does not take .cps", op.mnemonic),
         ));
