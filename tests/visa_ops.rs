@@ -182,3 +182,13 @@ fn crlf_and_missing_final_newline_survive() {
         assert_eq!(visa::print_text(&p).unwrap(), src);
     }
 }
+
+#[test]
+fn docs_table_is_the_mappings_table() {
+    let docs = include_str!("../docs/visa.md");
+    assert!(
+        docs.contains(&visa::readme_table()),
+        "{}",
+        visa::readme_table()
+    );
+}
