@@ -294,6 +294,11 @@ fn binary_errors() {
             "bin_pred_reserved",
             GOOD.replacen("04 00 00 0f", "04 00 10 0f", 1),
         ),
+        // found by fuzzing: a predicate control without a predicate did not re-encode
+        (
+            "bin_pred_control_without_id",
+            GOOD.replacen("04 00 00 0f", "04 00 40 0f", 1),
+        ),
         (
             "bin_channel_byte",
             GOOD.replacen("00 00 0f 05", "00 00 1f 05", 1),

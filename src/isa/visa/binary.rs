@@ -137,7 +137,8 @@ pub fn decode_inst(bytes: &[u8], at: usize) -> Result<(VisaInst, FieldPositions,
     if opc.pred {
         pos.fields.push((Field::Pred, r.pos));
         pred = r.u16("predicate")?;
-        if pred & 0x1000 != 0 || (pred >> 13 & 3) == 3 {
+        // Bit 12 is unused, control 3 is undefined, and control or `!` need a predicate.
+        if pred & 0x1000 != 0 || (pred >> 13 & 3) == 3 || (pred & 0xfff == 0 && pred != 0) {
             return Err(decode_error(
                 r.pos - 2,
                 format!("predicate field {pred:#06x} sets reserved bits"),
