@@ -82,18 +82,20 @@ impl<'p> Scope<'p> {
                     .map(Named::Predicate);
             }
         }
-        let (prefix, digits) = name.split_at(name.len().min(1));
+        let mut chars = name.chars();
+        let prefix = chars.next()?;
+        let digits = chars.as_str();
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
         let n: u32 = digits.parse().ok()?;
         match prefix {
-            "V" if n < limits.first_user_variable || !self.declared => Some(Named::General(n)),
-            "T" if n < limits.first_user_surface || !self.declared => {
+            'V' if n < limits.first_user_variable || !self.declared => Some(Named::General(n)),
+            'T' if n < limits.first_user_surface || !self.declared => {
                 u8::try_from(n).ok().map(Named::Surface)
             }
-            "S" if !self.declared => u8::try_from(n).ok().map(Named::Sampler),
-            "P" if !self.declared && n <= 0xfff => u16::try_from(n).ok().map(Named::Predicate),
+            'S' if !self.declared => u8::try_from(n).ok().map(Named::Sampler),
+            'P' if !self.declared && n <= 0xfff => u16::try_from(n).ok().map(Named::Predicate),
             _ => None,
         }
     }
