@@ -6,7 +6,6 @@ use serde::de::DeserializeOwned;
 
 /// Parses an embedded table. The tables are part of texlate, not user input: a malformed
 /// one is a build defect, caught by the mappings test, so this panics with the file name.
-#[allow(dead_code)] // first used by the ISA modules
 pub(crate) fn parse_table<T: DeserializeOwned>(file: &str, text: &str) -> T {
     match toml::from_str(text) {
         Ok(t) => t,

@@ -320,6 +320,8 @@ impl TexInstr {
 pub enum Origin {
     /// Built by a pass or by library code, not decoded.
     Synthetic,
+    /// Read from Intel vISA: exec size and mask, spelling and layout, parameter count.
+    Visa(Box<crate::isa::visa::VisaExtras>),
 }
 
 /// A location in the input: byte offset for binaries, line and column for text.
@@ -385,6 +387,8 @@ pub struct Program {
     pub samplers: IndexMap<u32, SamplerDecl>,
     /// Variables by name, in declaration order.
     pub variables: IndexMap<String, Variable>,
+    /// vISA program state: line endings, predicate declarations, checks (vISA input only).
+    pub visa: Option<Box<crate::isa::visa::VisaProgram>>,
 }
 
 impl Program {
@@ -396,6 +400,7 @@ impl Program {
             resources: IndexMap::new(),
             samplers: IndexMap::new(),
             variables: IndexMap::new(),
+            visa: None,
         }
     }
 

@@ -1,0 +1,192 @@
+//! vISA instruction → IR.
+//!
+//! Parameters are placed by the op's order in `mappings/visa.toml` (payload order, seeds):
+//! `u`, `v`, `r` become `coord` in that order (vISA carries no dimension, so they are kept
+//! positionally: for a 1D array `v` is the layer, for a 2D array `r`; `Dimension::Deferred`
+//! until bindings say), `ai` the array index, `ref` the depth reference, `bias`/`lod`/the
+//! gradients the LOD, `si`/`mcs*` the multisample operands, `offu`/`offv` per-pixel offsets.
+//! A parameter the instruction omits reads as zero (seeds: "the missing parameters will have
+//! the value of 0"): an omitted bias or LOD lifts as `Scalar::Zero`; omitted coordinates and
+//! gradients are simply absent. `VisaExtras::num_params` remembers the count so that lowering
+//! writes the same parameters again.
+
+use crate::ir::{
+    Flags, Lod, Offset, Origin, Pred, Reg, RegFile, ResRef, Scalar, ScalarType, TexInstr,
+};
+
+use super::inst::{cps_bit, div_s_bit, pixel_null_mask_bit, MsForm, Raw, VisaExtras, VisaInst};
+use super::tables::{self, ChannelKind, LodKind, OpDesc, TypeDesc};
+
+/// The scalar a raw operand stands for: `%null.0` reads as zero.
+pub fn scalar(r: Raw) -> Scalar {
+    if r == Raw::default() {
+        Scalar::Zero
+    } else {
+        Scalar::Reg(Reg {
+            file: RegFile::VisaGeneral,
+            index: r.var,
+            sub: u32::from(r.offset),
+        })
+    }
+}
+
+/// Bytes between the starts of two returned channels: each channel starts a new GRF
+/// (seeds: "Each channel's return data start in the next GRF"), so the stride is
+/// `max(exec_size × element size, GRF size)`; GATHER4_TYPED's `max(exec_size, GRF_SIZE/4)`
+/// elements is the same rule for its 4-byte elements. The element size is the declared
+/// destination type's, or 4 bytes when undeclared (binary input, bare snippets).
+pub fn channel_stride(exec_size: u8, result_type: Option<ScalarType>) -> u32 {
+    let elt = match result_type {
+        Some(ScalarType::F16 | ScalarType::U16 | ScalarType::I16) => 2,
+        Some(ScalarType::U8 | ScalarType::I8) => 1,
+        Some(ScalarType::F64 | ScalarType::U64 | ScalarType::I64) => 8,
+        _ => 4,
+    };
+    (u32::from(exec_size) * elt).max(tables::tables().limits.grf_bytes)
+}
+
+/// The `load_2dms_w` form of `inst`: 16-bit parameters mean the ICL+ four-word MCS form,
+/// 32-bit ones the two-word form; undeclared, more parameters than the two-word form has
+/// mean the four-word form. `None` for every other op.
+pub fn ms_form(
+    inst: &VisaInst,
+    op: &OpDesc,
+    var_type: &dyn Fn(u32) -> Option<&'static TypeDesc>,
+) -> Option<MsForm> {
+    if op.params_w.is_empty() {
+        return None;
+    }
+    Some(match inst.params.first().and_then(|p| var_type(p.var)) {
+        Some(t) if t.bytes == 2 => MsForm::Word,
+        Some(_) => MsForm::Dword,
+        None if inst.params.len() > op.params.len() => MsForm::Word,
+        None => MsForm::Dword,
+    })
+}
+
+/// Lifts `inst` (whose op is `op`) into the IR. `var_type` gives declared types.
+pub fn lift(
+    inst: &VisaInst,
+    op: &'static OpDesc,
+    var_type: &dyn Fn(u32) -> Option<&'static TypeDesc>,
+    mut extras: VisaExtras,
+) -> TexInstr {
+    let opc = op.opcode_desc();
+    let component = inst.channels;
+    let mut t = TexInstr::new(
+        op.ir_op(component),
+        ResRef::Binding(u32::from(inst.surface)),
+        Origin::Synthetic,
+    );
+    t.sampler = inst.sampler.map(|s| ResRef::Binding(u32::from(s)));
+    t.coord_type = inst
+        .params
+        .first()
+        .and_then(|p| var_type(p.var))
+        .map(|d| d.ir_type());
+    t.result_type = var_type(inst.dst.var).map(|d| d.ir_type());
+
+    let form = ms_form(inst, op, var_type);
+    let order = op.param_order(form == Some(MsForm::Word));
+    let mut bias = None;
+    let mut level = None;
+    let (mut dx, mut dy, mut offsets) = (Vec::new(), Vec::new(), Vec::new());
+    for (slot, raw) in order.iter().zip(&inst.params) {
+        let s = scalar(*raw);
+        match slot.as_str() {
+            "u" | "v" | "r" => t.coord.push(s),
+            "ai" => t.array_index = Some(s),
+            "ref" => t.depth_ref = Some(s),
+            "bias" => bias = Some(s),
+            "lod" => level = Some(s),
+            "dudx" | "dvdx" | "drdx" => dx.push(s),
+            "dudy" | "dvdy" | "drdy" => dy.push(s),
+            "si" => t.sample_index = Some(s),
+            "offu" | "offv" => offsets.push(s),
+            _ => t.mcs.push(s),
+        }
+    }
+    // Fixed operands (GATHER4_TYPED): unused coordinates are %null.0 (seed); trailing ones
+    // are not coordinates of the access.
+    if !opc.num_params {
+        while t.coord.last() == Some(&Scalar::Zero) {
+            t.coord.pop();
+        }
+    }
+    t.lod = match op.lod {
+        LodKind::Implicit | LodKind::None => Lod::Implicit,
+        LodKind::Zero => Lod::Zero,
+        LodKind::Bias => Lod::Bias(bias.unwrap_or(Scalar::Zero)),
+        LodKind::Level => Lod::Level(level.unwrap_or(Scalar::Zero)),
+        LodKind::Grad => Lod::Grad { dx, dy },
+    };
+    let aoff = inst.aoffimmi.map_or(0, |a| a.value);
+    t.offset = if op.has_slot("offu") {
+        extras.po_aoffimmi = aoff;
+        Offset::Dynamic(offsets)
+    } else if aoff & 0xfff == 0 {
+        Offset::None
+    } else {
+        Offset::Imm(unpack_aoffimmi(aoff))
+    };
+
+    let (enabled, stride) = match opc.channel {
+        ChannelKind::Mask => (
+            inst.channels & 0xf,
+            channel_stride(inst.exec_size, t.result_type),
+        ),
+        // A gather returns four texels, one GRF-started channel each (3D_SAMPLE4.md).
+        ChannelKind::Index => (0xf, channel_stride(inst.exec_size, t.result_type)),
+    };
+    let at = |k: u32| -> Scalar {
+        match scalar(inst.dst) {
+            Scalar::Reg(r) => Scalar::Reg(Reg {
+                sub: r.sub + k * stride,
+                ..r
+            }),
+            other => other,
+        }
+    };
+    let mut k = 0;
+    for c in 0..4 {
+        if enabled >> c & 1 != 0 {
+            t.dst[c] = Some(at(k));
+            k += 1;
+        }
+    }
+    t.flags = Flags {
+        residency: inst.modifiers & pixel_null_mask_bit() != 0,
+        cps: inst.modifiers & cps_bit() != 0,
+        nonuniform_sampler: inst.modifiers & div_s_bit() != 0,
+        ..Flags::default()
+    };
+    // Seeds: with pixel_null_mask "an additional GRF is returned after the sampler data".
+    if t.flags.residency {
+        t.status_dst = Some(at(k));
+    }
+    let id = inst.pred & 0xfff;
+    if id != 0 {
+        t.pred = Some(Pred {
+            index: id,
+            negate: inst.pred & 0x8000 != 0,
+        });
+    }
+    extras.exec_size = inst.exec_size;
+    extras.emask = inst.emask;
+    extras.pred_control = (inst.pred >> 13 & 3) as u8;
+    if let Some(a) = inst.aoffimmi {
+        extras.aoffimmi_type = a.ty;
+    }
+    extras.num_params = opc
+        .num_params
+        .then(|| u8::try_from(inst.params.len()).unwrap_or(u8::MAX));
+    extras.ms_form = form;
+    t.origin = Origin::Visa(Box::new(extras));
+    t
+}
+
+/// Aoffimmi bits 11:8 = U, 7:4 = V, 3:0 = R, each 4-bit two's complement (seeds).
+pub fn unpack_aoffimmi(v: u32) -> [i8; 3] {
+    let field = |shift: u32| (((v >> shift) & 0xf) as i8) << 4 >> 4;
+    [field(8), field(4), field(0)]
+}

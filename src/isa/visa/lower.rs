@@ -1,0 +1,431 @@
+//! IR → vISA instruction: the inverse of [`super::lift`], working from the IR's semantic
+//! fields so that an edited instruction encodes what it now says.
+//!
+//! The op is chosen from the IR (`mappings/visa.toml` `ir`, `lod` and the parameter slots
+//! the IR fills: `ref`, `si`, `offu`); the parameters are written in the op's order up to the
+//! last one present, or up to `VisaExtras::num_params` when the trailing ones read as zero.
+//! A parameter missing in the middle of the order cannot be written (vISA parameters are
+//! positional) and is an error, as is anything the op has no slot for.
+
+use crate::ir::{Lod, Offset, Origin, RegFile, ResRef, Scalar, ScalarType, TexInstr, TexOp};
+
+use super::inst::{
+    cps_bit, div_s_bit, pixel_null_mask_bit, AoffImm, Field, MsForm, Raw, VisaExtras, VisaInst,
+};
+use super::lift::channel_stride;
+use super::tables::{self, ChannelKind, LodKind, OpDesc};
+use super::validate::Violation;
+
+/// Why an IR instruction has no vISA form.
+#[derive(Debug)]
+pub enum LowerError {
+    /// The instruction breaks a vISA rule.
+    Rule(Violation),
+    /// vISA cannot express it: what, and why.
+    Unsupported(String, String),
+}
+
+impl From<Violation> for LowerError {
+    fn from(v: Violation) -> Self {
+        LowerError::Rule(v)
+    }
+}
+
+fn unsupported(what: impl Into<String>, why: impl Into<String>) -> LowerError {
+    LowerError::Unsupported(what.into(), why.into())
+}
+
+/// How well an op's LOD kind fits the IR's LOD: `Some(0)` exactly, `Some(1)` with the LOD
+/// parameter omitted (reads as zero), `None` not at all.
+fn lod_fit(kind: LodKind, lod: &Lod) -> Option<u8> {
+    match (kind, lod) {
+        (LodKind::Implicit | LodKind::None, Lod::Implicit)
+        | (LodKind::Zero, Lod::Zero)
+        | (LodKind::Bias, Lod::Bias(_))
+        | (LodKind::Level, Lod::Level(_))
+        | (LodKind::Grad, Lod::Grad { .. }) => Some(0),
+        (LodKind::Level, Lod::Zero) => Some(1),
+        _ => None,
+    }
+}
+
+fn ir_name(op: TexOp) -> Option<&'static str> {
+    Some(match op {
+        TexOp::Sample => "sample",
+        TexOp::Fetch => "fetch",
+        TexOp::FetchMcs => "fetch_mcs",
+        TexOp::Gather { .. } => "gather",
+        TexOp::QueryLod => "query_lod",
+        TexOp::QuerySize => "query_size",
+        TexOp::QuerySamples => "query_samples",
+        TexOp::LoadTyped => "load_typed",
+        _ => return None,
+    })
+}
+
+/// The op that expresses `t`.
+fn choose_op(t: &TexInstr) -> Result<&'static OpDesc, LowerError> {
+    let name = ir_name(t.op)
+        .ok_or_else(|| unsupported(t.op.to_string(), "vISA has no sampler instruction for it"))?;
+    tables::tables()
+        .ops
+        .iter()
+        .filter(|o| o.ir_name() == name)
+        .filter(|o| o.has_slot("ref") == t.depth_ref.is_some())
+        .filter(|o| o.has_slot("si") == t.sample_index.is_some())
+        .filter(|o| o.has_slot("offu") == matches!(t.offset, Offset::Dynamic(_)))
+        .filter_map(|o| lod_fit(o.lod, &t.lod).map(|fit| (fit, o)))
+        .min_by_key(|(fit, _)| *fit)
+        .map(|(_, o)| o)
+        .ok_or_else(|| {
+            unsupported(
+                format!("{} with this LOD / compare / multisample combination", t.op),
+                "no vISA sampler sub-op takes it",
+            )
+        })
+}
+
+/// The raw operand of a scalar.
+fn raw(s: Scalar, field: Field) -> Result<Raw, LowerError> {
+    match s {
+        Scalar::Zero => Ok(Raw::default()),
+        Scalar::Reg(r) if r.file == RegFile::VisaGeneral => {
+            let offset = u16::try_from(r.sub).map_err(|_| {
+                Violation::new(
+                    field,
+                    "raw-offset",
+                    format!("byte offset {} does not fit a raw operand (u16)", r.sub),
+                )
+            })?;
+            Ok(Raw {
+                var: r.index,
+                offset,
+            })
+        }
+        Scalar::Reg(r) => Err(unsupported(
+            format!("register {r}"),
+            "vISA operands are vISA general variables; map registers first",
+        )),
+        Scalar::Imm(i) => Err(unsupported(
+            format!("immediate {i} as a sampler operand"),
+            "vISA sampler parameters are variables; move the immediate into one first",
+        )),
+    }
+}
+
+/// The binding index of a texture or sampler reference (one byte in vISA).
+fn binding(r: &ResRef, what: &str, field: Field) -> Result<u8, LowerError> {
+    match r {
+        ResRef::Binding(i) => u8::try_from(*i).map_err(|_| {
+            LowerError::Rule(Violation::new(
+                field,
+                "state-index",
+                format!("{what} index {i} does not fit vISA's one-byte field"),
+            ))
+        }),
+        other => Err(unsupported(
+            format!("{what} {other}"),
+            "vISA 3D sampler instructions name a state variable index",
+        )),
+    }
+}
+
+/// Aoffimmi: U in bits 11:8, V in 7:4, R in 3:0, each in [-8, 7] (seeds).
+fn pack_aoffimmi(o: [i8; 3]) -> Result<u32, Violation> {
+    let mut v = 0u32;
+    for (i, c) in o.iter().enumerate() {
+        if !(-8..=7).contains(c) {
+            return Err(Violation::new(
+                Field::Aoffimmi,
+                "aoffimmi-range",
+                format!(
+                    "offset {} = {c} is outside [-8, 7]",
+                    ["u", "v", "r"].get(i).copied().unwrap_or("?")
+                ),
+            ));
+        }
+        v |= ((*c as u32) & 0xf) << (8 - 4 * i as u32);
+    }
+    Ok(v)
+}
+
+/// Lowers `t` to one vISA instruction.
+pub fn lower(t: &TexInstr) -> Result<VisaInst, LowerError> {
+    let default = VisaExtras::default();
+    let extras = match &t.origin {
+        Origin::Visa(e) => e,
+        _ => &default,
+    };
+    if let Some(m) = t.min_lod {
+        return Err(unsupported(
+            format!("minimum-LOD clamp {m}"),
+            "vISA sampler instructions have no min-LOD parameter",
+        ));
+    }
+    let op = choose_op(t)?;
+    let opc = op.opcode_desc();
+
+    // load_2dms_w: 16-bit parameters or four MCS words select the ICL+ form.
+    let wide = !op.params_w.is_empty()
+        && (t.mcs.len() > 2
+            || matches!(t.coord_type, Some(ScalarType::U16 | ScalarType::I16))
+            || (t.coord_type.is_none() && extras.ms_form == Some(MsForm::Word)));
+    let order = op.param_order(wide);
+
+    let grads = match &t.lod {
+        Lod::Grad { dx, dy } => (dx.as_slice(), dy.as_slice()),
+        _ => (&[][..], &[][..]),
+    };
+    let offsets = match &t.offset {
+        Offset::Dynamic(v) => v.as_slice(),
+        _ => &[],
+    };
+    let (mut n_coord, mut n_dx, mut n_dy, mut n_mcs, mut n_off) = (0, 0, 0, 0, 0);
+    let take = |v: &[Scalar], n: &mut usize| {
+        let s = v.get(*n).copied();
+        *n += 1;
+        s
+    };
+    let slots: Vec<Option<Scalar>> = order
+        .iter()
+        .map(|slot| match slot.as_str() {
+            "u" | "v" | "r" => take(&t.coord, &mut n_coord),
+            "ai" => t.array_index,
+            "ref" => t.depth_ref,
+            "bias" => match t.lod {
+                Lod::Bias(s) => Some(s),
+                _ => None,
+            },
+            "lod" => match t.lod {
+                Lod::Level(s) => Some(s),
+                _ => None,
+            },
+            "dudx" | "dvdx" | "drdx" => take(grads.0, &mut n_dx),
+            "dudy" | "dvdy" | "drdy" => take(grads.1, &mut n_dy),
+            "si" => t.sample_index,
+            "offu" | "offv" => take(offsets, &mut n_off),
+            _ => take(&t.mcs, &mut n_mcs),
+        })
+        .collect();
+    let surplus = [
+        ("coordinates", t.coord.len(), n_coord),
+        ("x gradients", grads.0.len(), n_dx),
+        ("y gradients", grads.1.len(), n_dy),
+        ("MCS words", t.mcs.len(), n_mcs),
+        ("per-pixel offsets", offsets.len(), n_off),
+    ];
+    for (what, have, room) in surplus {
+        if have > room {
+            return Err(unsupported(
+                format!("{have} {what}"),
+                format!("{} takes {room}", op.mnemonic),
+            ));
+        }
+    }
+    if t.array_index.is_some() && !op.has_slot("ai") {
+        return Err(unsupported(
+            "an array index",
+            format!(
+                "{} has no ai parameter; the layer is a coordinate for loads",
+                op.mnemonic
+            ),
+        ));
+    }
+
+    let params = if opc.num_params {
+        let last = slots.iter().rposition(Option::is_some).map_or(0, |i| i + 1);
+        let needed = slots
+            .iter()
+            .rposition(|s| matches!(s, Some(v) if *v != Scalar::Zero))
+            .map_or(0, |i| i + 1);
+        let n = match extras.num_params {
+            Some(hint) => usize::from(hint).clamp(needed, last.max(needed)),
+            None => last,
+        };
+        let mut params = Vec::with_capacity(n);
+        for (i, (slot, s)) in order.iter().zip(&slots).take(n).enumerate() {
+            let s = s.ok_or_else(|| {
+                Violation::new(
+                    Field::Param(i),
+                    "params-positional",
+                    format!(
+                        "{} parameter {i} ({slot}) is missing but a later one is present; \
+                         vISA parameters are positional",
+                        op.mnemonic
+                    ),
+                )
+            })?;
+            params.push(raw(s, Field::Param(i))?);
+        }
+        params
+    } else {
+        order
+            .iter()
+            .zip(&slots)
+            .enumerate()
+            .map(|(i, (_, s))| raw(s.unwrap_or(Scalar::Zero), Field::Param(i)))
+            .collect::<Result<_, _>>()?
+    };
+
+    let aoffimmi = if opc.aoffimmi {
+        let value = match &t.offset {
+            Offset::None => 0,
+            Offset::Imm(o) => pack_aoffimmi(*o)?,
+            Offset::Dynamic(_) => extras.po_aoffimmi,
+            other => {
+                return Err(unsupported(
+                    format!("offset {other:?}"),
+                    "vISA takes immediate offsets (aoffimmi) or sample4_po's per-pixel ones",
+                ))
+            }
+        };
+        Some(AoffImm {
+            value,
+            ty: extras.aoffimmi_type,
+        })
+    } else {
+        if t.offset != Offset::None {
+            return Err(unsupported(
+                "a texel offset",
+                format!("{} has no aoffimmi operand", op.mnemonic),
+            ));
+        }
+        None
+    };
+
+    // Result placement: each enabled channel starts a new GRF (see lift::channel_stride).
+    let (channels, written) = match (opc.channel, t.op) {
+        (ChannelKind::Index, TexOp::Gather { component }) => (component, 0xf),
+        _ => (t.write_mask(), t.write_mask()),
+    };
+    if opc.channel == ChannelKind::Index && t.write_mask() != 0xf {
+        return Err(Violation::new(
+            Field::Dst,
+            "dst-layout",
+            "a vISA gather (sample4) returns all four texels: every dst channel must be set",
+        )
+        .into());
+    }
+    if written == 0 {
+        return Err(Violation::new(
+            Field::Channels,
+            "channel-mask",
+            "no channel enabled: at least one of R, G, B, A must be written",
+        )
+        .into());
+    }
+    let stride = channel_stride(extras.exec_size, t.result_type);
+    let enabled: Vec<Scalar> = t.dst.iter().flatten().copied().collect();
+    let dst = raw(enabled[0], Field::Dst)?;
+    let expect = |k: usize| -> Scalar {
+        match enabled[0] {
+            Scalar::Reg(r) => Scalar::Reg(crate::ir::Reg {
+                sub: r.sub + k as u32 * stride,
+                ..r
+            }),
+            other => other,
+        }
+    };
+    for (k, s) in enabled.iter().enumerate() {
+        if *s != expect(k) {
+            return Err(Violation::new(
+                Field::Dst,
+                "dst-layout",
+                format!(
+                    "returned channel {k} must be at {} (each channel starts the next GRF, \
+                     {stride} bytes on), not {s}",
+                    expect(k)
+                ),
+            )
+            .into());
+        }
+    }
+    if let (true, Some(st)) = (t.flags.residency, t.status_dst) {
+        if st != expect(enabled.len()) {
+            return Err(Violation::new(
+                Field::Dst,
+                "dst-layout",
+                format!(
+                    "the pixel null mask is returned in the GRF after the data, at {}, not {st}",
+                    expect(enabled.len())
+                ),
+            )
+            .into());
+        }
+    }
+
+    let mut modifiers = 0u16;
+    for (on, bit, name) in [
+        (t.flags.residency, pixel_null_mask_bit(), "pixel_null_mask"),
+        (t.flags.cps, cps_bit(), "cps"),
+        (t.flags.nonuniform_sampler, div_s_bit(), "divS"),
+    ] {
+        if on {
+            if !opc.modifiers.iter().any(|m| m == name) {
+                return Err(unsupported(
+                    format!(".{name}"),
+                    format!("{} does not take it", op.mnemonic),
+                ));
+            }
+            modifiers |= bit;
+        }
+    }
+    if t.flags.ndv || t.flags.nodep {
+        return Err(unsupported(
+            "NVIDIA .NDV/.NODEP",
+            "vISA has no such flags; a translation pass drops them",
+        ));
+    }
+
+    let pred = match t.pred {
+        None => 0,
+        Some(_) if !opc.pred => {
+            return Err(unsupported(
+                "a predicate",
+                format!("{} has no predicate field", op.mnemonic),
+            ))
+        }
+        Some(p) if p.index == 0 || p.index > 0xfff => {
+            return Err(Violation::new(
+                Field::Pred,
+                "predicate",
+                format!("predicate index {} is outside 1..4095", p.index),
+            )
+            .into())
+        }
+        Some(p) => {
+            p.index | u16::from(extras.pred_control & 3) << 13 | if p.negate { 0x8000 } else { 0 }
+        }
+    };
+
+    let sampler = match (&t.sampler, opc.sampler) {
+        (Some(s), true) => Some(binding(s, "sampler", Field::Sampler)?),
+        (None, true) => {
+            return Err(unsupported(
+                format!("{} without a sampler", t.op),
+                format!("{} needs one", op.mnemonic),
+            ))
+        }
+        (Some(_), false) => {
+            return Err(unsupported(
+                "a sampler",
+                format!("{} reads without a sampler", op.mnemonic),
+            ))
+        }
+        (None, false) => None,
+    };
+    Ok(VisaInst {
+        opcode: op.opcode,
+        subop: op.subop,
+        modifiers,
+        exec_size: extras.exec_size,
+        emask: extras.emask,
+        pred,
+        channels,
+        aoffimmi,
+        sampler,
+        surface: binding(&t.texture, "surface", Field::Surface)?,
+        dst,
+        params,
+    })
+}

@@ -1,0 +1,331 @@
+//! Intel vISA (IGC's virtual ISA): the 3D sampler instructions `3D_SAMPLE` (0x6d),
+//! `3D_LOAD` (0x6e), `3D_SAMPLE4` (0x6f), `INFO_3D` (0x70) and `GATHER4_TYPED` (0x4b), as
+//! `.visaasm` text exactly as IGC 1.0.12504 prints it and as vISA binary instructions.
+//!
+//! - [`text`]: the line parser and printer; a whole kernel file round-trips byte-identically
+//!   (non-sampler lines are opaque items; `.decl` lines also name the variables).
+//! - [`binary`]: the instruction encoding (research §6).
+//! - [`lift`] / [`lower`]: vISA instruction ↔ IR; what the IR does not carry lives in
+//!   [`VisaExtras`] (`Origin::Visa`) and, per program, [`VisaProgram`] (`Program::visa`).
+//! - [`validate`]: the rules of the seeds that GenX_IR does not enforce.
+//!
+//! The tables (opcodes, sub-ops, parameter orders, types, modifiers) are
+//! `mappings/visa.toml`.
+
+mod binary;
+mod inst;
+mod lift;
+mod lower;
+mod names;
+mod tables;
+mod text;
+mod validate;
+
+use crate::error::{Error, Location, Unsupported, ValidationError};
+use crate::ir::{Isa, Item, Opaque, Origin, Program, Span, TexInstr};
+
+pub use inst::{AoffImm, Checks, Gap, Layout, MsForm, Raw, VisaExtras, VisaInst, VisaProgram};
+pub use lift::unpack_aoffimmi;
+
+use lower::LowerError;
+use names::Scope;
+
+/// Parses `.visaasm` text (a whole kernel file or bare instructions) under [`Checks::Strict`].
+pub fn parse_text(src: &str) -> Result<Program, Error> {
+    parse_text_with(src, Checks::Strict)
+}
+
+/// Parses `.visaasm` text under `checks`.
+pub fn parse_text_with(src: &str, checks: Checks) -> Result<Program, Error> {
+    let (lines, crlf, final_newline) = split_lines(src);
+    let mut program = Program::new(Isa::Visa);
+    let mut visa = VisaProgram {
+        crlf,
+        final_newline,
+        checks,
+        ..VisaProgram::default()
+    };
+    names::read_decls(&lines, &mut program, &mut visa)?;
+    program.visa = Some(Box::new(visa));
+    let mut items = Vec::with_capacity(lines.len());
+    {
+        let scope = Scope::new(&program);
+        let var_type = |v| scope.var_type(v);
+        for (i, line) in lines.iter().enumerate() {
+            let no = i as u32 + 1;
+            let span = Span {
+                offset: 0,
+                line: no,
+                column: 1,
+            };
+            let Some(parsed) = text::parse_line(line, no, &scope)? else {
+                items.push(Item::Opaque(Opaque {
+                    text: Some(line.to_string()),
+                    bytes: Vec::new(),
+                    span,
+                }));
+                continue;
+            };
+            validate::check(&parsed.inst, checks, &var_type)
+                .map_err(|v| v.locate(&parsed.positions, Some((no, line))))?;
+            let op = parsed.inst.op().ok_or_else(|| internal("parsed op"))?;
+            let extras = VisaExtras {
+                layout: Some(parsed.layout),
+                span: Span {
+                    column: names::column(line, parsed.positions.start),
+                    ..span
+                },
+                ..VisaExtras::default()
+            };
+            let tex = lift::lift(&parsed.inst, op, &var_type, extras);
+            items.push(Item::Tex(Box::new(tex)));
+        }
+    }
+    program.items = items;
+    Ok(program)
+}
+
+/// Prints `program` as `.visaasm` text.
+pub fn print_text(p: &Program) -> Result<String, Error> {
+    let scope = Scope::new(p);
+    let checks = p.visa.as_ref().map_or(Checks::Strict, |v| v.checks);
+    let (eol, final_newline) = match p.visa.as_deref() {
+        Some(v) => (if v.crlf { "\r\n" } else { "\n" }, v.final_newline),
+        None => ("\n", true),
+    };
+    let mut lines = Vec::with_capacity(p.items.len());
+    for item in &p.items {
+        let line_no = lines.len() as u32 + 1;
+        let line = match item {
+            Item::Opaque(o) => opaque_line(p.isa, o)?,
+            Item::Tex(t) => {
+                let at = Location::Text {
+                    line: line_no,
+                    column: 1,
+                };
+                let inst = lower_checked(t, p.isa, &scope, checks, at)?;
+                let op = inst.op().ok_or_else(|| internal("lowered op"))?;
+                let layout = match &t.origin {
+                    Origin::Visa(e) => e.layout.as_ref(),
+                    _ => None,
+                };
+                text::print_line(&inst, op, layout, &scope)
+            }
+        };
+        lines.push(line);
+    }
+    let mut out = lines.join(eol);
+    if final_newline && !lines.is_empty() {
+        out.push_str(eol);
+    }
+    Ok(out)
+}
+
+/// The text of an opaque item: vISA lines as read; another ISA's lines as vISA comments, so
+/// nothing is dropped silently.
+fn opaque_line(isa: Isa, o: &Opaque) -> Result<String, Error> {
+    match (&o.text, isa) {
+        (Some(t), Isa::Visa) => Ok(t.clone()),
+        (Some(t), other) => Ok(format!("// not translated from {}: {t}", other.name())),
+        (None, _) => Err(Error::Unsupported(Unsupported::new(
+            format!("an opaque binary item of {} bytes", o.bytes.len()),
+            isa,
+            Isa::Visa,
+            "it has no text form",
+        ))),
+    }
+}
+
+/// Decodes a stream of vISA sampler instructions.
+pub fn decode_binary(bytes: &[u8]) -> Result<Program, Error> {
+    if bytes.starts_with(b"CISA") {
+        return Err(binary::decode_error(
+            0,
+            "a vISA container (.isa file): texlate reads streams of sampler instructions; \
+             IGC 12504's .isa files are truncated by its writer bug (see docs/visa.md)",
+        ));
+    }
+    let mut program = Program::new(Isa::Visa);
+    let mut at = 0;
+    while at < bytes.len() {
+        let (inst, positions, next) = binary::decode_inst(bytes, at)?;
+        validate::check(&inst, Checks::Strict, &|_| None)
+            .map_err(|v| v.locate(&positions, None))?;
+        let op = inst.op().ok_or_else(|| internal("decoded op"))?;
+        let extras = VisaExtras {
+            span: Span {
+                offset: at,
+                line: 0,
+                column: 0,
+            },
+            ..VisaExtras::default()
+        };
+        let tex = lift::lift(&inst, op, &|_| None, extras);
+        program.items.push(Item::Tex(Box::new(tex)));
+        at = next;
+    }
+    Ok(program)
+}
+
+/// Encodes the texture instructions of `p`, in order. Opaque text lines (declarations and
+/// non-sampler instructions of a kernel file) have no binary form here and are skipped;
+/// opaque binary items are copied.
+pub fn encode_binary(p: &Program) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::new();
+    for_each_encoded(p, |bytes| out.extend_from_slice(bytes))?;
+    Ok(out)
+}
+
+/// Decodes instructions given as hex: bytes separated by whitespace, or long hex strings.
+pub fn decode_hex(words: &[&str]) -> Result<Program, Error> {
+    let mut bytes = Vec::new();
+    for word in words.iter().flat_map(|w| w.split_whitespace()) {
+        let digits = word
+            .strip_prefix("0x")
+            .or_else(|| word.strip_prefix("0X"))
+            .unwrap_or(word);
+        if digits.len() % 2 != 0 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(binary::decode_error(
+                bytes.len(),
+                format!("`{word}` is not hex bytes (an even number of hex digits)"),
+            ));
+        }
+        for pair in digits.as_bytes().chunks(2) {
+            let s = std::str::from_utf8(pair).map_err(|_| internal("hex digits"))?;
+            bytes.push(u8::from_str_radix(s, 16).map_err(|_| internal("hex digits"))?);
+        }
+    }
+    decode_binary(&bytes)
+}
+
+/// Prints the encoding of each texture instruction as hex bytes, one instruction per line.
+pub fn print_hex(p: &Program) -> Result<String, Error> {
+    let mut out = String::new();
+    for_each_encoded(p, |bytes| {
+        let line: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        out.push_str(&line.join(" "));
+        out.push('\n');
+    })?;
+    Ok(out)
+}
+
+/// Whether `bytes` is vISA binary: sampler instructions always hold zero bytes (variable
+/// indices are u32), text never does; `.isa` files start with `CISA`.
+pub fn looks_binary(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"CISA") || bytes.contains(&0) || std::str::from_utf8(bytes).is_err()
+}
+
+/// Encodes each item of `p` and hands its bytes to `sink`.
+fn for_each_encoded(p: &Program, mut sink: impl FnMut(&[u8])) -> Result<(), Error> {
+    let scope = Scope::new(p);
+    let checks = p.visa.as_ref().map_or(Checks::Strict, |v| v.checks);
+    let mut offset = 0;
+    let mut buf = Vec::new();
+    for item in &p.items {
+        match item {
+            Item::Opaque(o) if o.text.is_none() => buf.extend_from_slice(&o.bytes),
+            Item::Opaque(_) => {}
+            Item::Tex(t) => {
+                let inst = lower_checked(t, p.isa, &scope, checks, Location::Binary { offset })?;
+                binary::encode_inst(&inst, &mut buf).map_err(|why| {
+                    Error::Validation(ValidationError {
+                        location: Location::Binary { offset },
+                        rule: "encoding",
+                        detail: why,
+                    })
+                })?;
+            }
+        }
+        if !buf.is_empty() {
+            sink(&buf);
+            offset += buf.len();
+            buf.clear();
+        }
+    }
+    Ok(())
+}
+
+/// Lowers one IR instruction and checks it; errors are located at `at` (the output position).
+fn lower_checked(
+    t: &TexInstr,
+    from: Isa,
+    scope: &Scope,
+    checks: Checks,
+    at: Location,
+) -> Result<VisaInst, Error> {
+    let located = |rule, detail| {
+        Error::Validation(ValidationError {
+            location: at,
+            rule,
+            detail,
+        })
+    };
+    let inst = lower::lower(t).map_err(|e| match e {
+        LowerError::Rule(v) => located(v.rule, v.detail),
+        LowerError::Unsupported(what, why) => {
+            Error::Unsupported(Unsupported::new(what, from, Isa::Visa, why))
+        }
+    })?;
+    validate::check(&inst, checks, &|v| scope.var_type(v))
+        .map_err(|v| located(v.rule, v.detail))?;
+    Ok(inst)
+}
+
+/// Splits `src` into lines: `\r\n` endings when every line has one, the last line's
+/// terminator remembered.
+fn split_lines(src: &str) -> (Vec<&str>, bool, bool) {
+    if src.is_empty() {
+        return (Vec::new(), false, false);
+    }
+    let final_newline = src.ends_with('\n');
+    let body = if final_newline {
+        &src[..src.len() - 1]
+    } else {
+        src
+    };
+    let mut lines: Vec<&str> = body.split('\n').collect();
+    let terminated = if final_newline {
+        lines.len()
+    } else {
+        lines.len() - 1
+    };
+    let crlf = terminated > 0 && lines[..terminated].iter().all(|l| l.ends_with('\r'));
+    if crlf {
+        for l in &mut lines[..terminated] {
+            *l = &l[..l.len() - 1];
+        }
+    }
+    (lines, crlf, final_newline)
+}
+
+/// An internal invariant failed (a table and the code disagree); never user input.
+fn internal(what: &str) -> Error {
+    Error::Validation(ValidationError {
+        location: Location::Binary { offset: 0 },
+        rule: "internal",
+        detail: format!("texlate's vISA tables are inconsistent ({what})"),
+    })
+}
+
+/// The README table of vISA sampler instructions, rendered from `mappings/visa.toml`.
+pub fn readme_table() -> String {
+    let mut s = String::from(
+        "| vISA mnemonic | opcode | sub-op | IR op | parameters |\n|---|---|---|---|---|\n",
+    );
+    for op in &tables::tables().ops {
+        let mut params = op.params.join(" ");
+        if !op.params_w.is_empty() {
+            params = format!("{params} (W form: {})", op.params_w.join(" "));
+        }
+        s.push_str(&format!(
+            "| `{}` | {:#04x} {} | {} | {} | {} |\n",
+            op.mnemonic,
+            op.opcode,
+            op.opcode_desc().name,
+            op.subop,
+            op.ir_name(),
+            params
+        ));
+    }
+    s
+}

@@ -1,0 +1,317 @@
+//! Declarations and names: `.decl` lines fill the program's tables, and names resolve to the
+//! indices the binary uses (research §6: variables from 32 in declaration order, surfaces
+//! from 6, samplers from 0, predicates from 1).
+
+use crate::error::{Error, Location, ParseError, ValidationError};
+use crate::ir::{Dimension, Program, Resource, SamplerDecl, Variable};
+
+use super::inst::VisaProgram;
+use super::tables::{self, TypeDesc};
+
+/// What a name stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Named {
+    General(u32),
+    Sampler(u8),
+    Surface(u8),
+    Predicate(u16),
+}
+
+impl Named {
+    /// How a diagnostic calls this kind of name.
+    pub fn class(self) -> &'static str {
+        match self {
+            Named::General(_) => "a general variable",
+            Named::Sampler(_) => "a sampler variable",
+            Named::Surface(_) => "a surface variable",
+            Named::Predicate(_) => "a predicate",
+        }
+    }
+}
+
+/// The names visible to one program.
+pub struct Scope<'p> {
+    program: &'p Program,
+    predicates: &'p [String],
+    declared: bool,
+}
+
+impl<'p> Scope<'p> {
+    pub fn new(program: &'p Program) -> Self {
+        let (predicates, declared): (&[String], bool) = match program.visa.as_deref() {
+            Some(v) => (&v.predicates, v.declared),
+            None => (&[], false),
+        };
+        let declared = declared
+            || !program.variables.is_empty()
+            || !program.samplers.is_empty()
+            || !program.resources.is_empty();
+        Scope {
+            program,
+            predicates,
+            declared,
+        }
+    }
+
+    /// What `name` stands for. Predefined names always resolve; declared names when the
+    /// program declares variables; IGC's own `V<n>`/`S<n>`/`T<n>`/`P<n>` when it does not.
+    pub fn resolve(&self, name: &str) -> Option<Named> {
+        let limits = &tables::tables().limits;
+        if let Some(i) = limits.predefined_variables.iter().position(|n| n == name) {
+            return Some(Named::General(i as u32));
+        }
+        if let Some(i) = limits.predefined_surfaces.iter().position(|n| n == name) {
+            return Some(Named::Surface(i as u8));
+        }
+        if self.declared {
+            if let Some(pos) = self.program.variables.get_index_of(name) {
+                return u32::try_from(pos)
+                    .ok()
+                    .and_then(|p| p.checked_add(limits.first_user_variable))
+                    .map(Named::General);
+            }
+            if let Some((&i, _)) = self.program.samplers.iter().find(|(_, s)| s.name == name) {
+                return u8::try_from(i).ok().map(Named::Sampler);
+            }
+            if let Some((&i, _)) = self.program.resources.iter().find(|(_, r)| r.name == name) {
+                return u8::try_from(i).ok().map(Named::Surface);
+            }
+            if let Some(pos) = self.predicates.iter().position(|p| p == name) {
+                return u16::try_from(pos as u32 + limits.first_user_predicate)
+                    .ok()
+                    .map(Named::Predicate);
+            }
+        }
+        let mut chars = name.chars();
+        let prefix = chars.next()?;
+        let digits = chars.as_str();
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let n: u32 = digits.parse().ok()?;
+        match prefix {
+            'V' if n < limits.first_user_variable || !self.declared => Some(Named::General(n)),
+            'T' if n < limits.first_user_surface || !self.declared => {
+                u8::try_from(n).ok().map(Named::Surface)
+            }
+            'S' if !self.declared => u8::try_from(n).ok().map(Named::Sampler),
+            'P' if !self.declared && n <= 0xfff => u16::try_from(n).ok().map(Named::Predicate),
+            _ => None,
+        }
+    }
+
+    /// The name of general variable `index`.
+    pub fn var_name(&self, index: u32) -> String {
+        let limits = &tables::tables().limits;
+        if let Some(n) = limits.predefined_variables.get(index as usize) {
+            return n.clone();
+        }
+        if index < limits.first_user_variable {
+            return format!("V{index}");
+        }
+        let pos = (index - limits.first_user_variable) as usize;
+        match self.program.variables.get_index(pos) {
+            Some((name, _)) => name.clone(),
+            None => format!("V{index:04}"),
+        }
+    }
+
+    /// The name of sampler `index`.
+    pub fn sampler_name(&self, index: u8) -> String {
+        match self.program.samplers.get(&u32::from(index)) {
+            Some(s) => s.name.clone(),
+            None => format!("S{index}"),
+        }
+    }
+
+    /// The name of surface `index`.
+    pub fn surface_name(&self, index: u8) -> String {
+        let limits = &tables::tables().limits;
+        if let Some(r) = self.program.resources.get(&u32::from(index)) {
+            return r.name.clone();
+        }
+        match limits.predefined_surfaces.get(usize::from(index)) {
+            Some(n) => n.clone(),
+            None => format!("T{index}"),
+        }
+    }
+
+    /// The name of predicate `id`.
+    pub fn pred_name(&self, id: u16) -> String {
+        let first = tables::tables().limits.first_user_predicate;
+        u32::from(id)
+            .checked_sub(first)
+            .and_then(|p| self.predicates.get(p as usize))
+            .cloned()
+            .unwrap_or_else(|| format!("P{id}"))
+    }
+
+    /// The declared element type of general variable `index`, when declared.
+    pub fn var_type(&self, index: u32) -> Option<&'static TypeDesc> {
+        let first = tables::tables().limits.first_user_variable;
+        let pos = index.checked_sub(first)? as usize;
+        let (_, v) = self.program.variables.get_index(pos)?;
+        tables::type_by_name(&v.ty)
+    }
+
+    /// Whether the program declares its variables.
+    pub fn declared(&self) -> bool {
+        self.declared
+    }
+}
+
+/// Reads every `.decl` line of `lines` into `program`'s tables and `visa`'s predicate list.
+/// Lines are numbered from 1. `// .decl` comments (IGC's predefined block) are not
+/// declarations.
+pub fn read_decls(
+    lines: &[&str],
+    program: &mut Program,
+    visa: &mut VisaProgram,
+) -> Result<(), Error> {
+    let limits = &tables::tables().limits;
+    let mut names = std::collections::HashSet::new();
+    for (i, line) in lines.iter().enumerate() {
+        let line_no = i as u32 + 1;
+        let body = line.trim_start();
+        let Some(rest) = body.strip_prefix(".decl") else {
+            continue;
+        };
+        if !rest.starts_with(|c: char| c.is_whitespace()) {
+            continue;
+        }
+        visa.declared = true;
+        let indent = line.len() - body.len() + ".decl".len();
+        let mut words = split_words(rest, indent);
+        let Some((name_col, name)) = words.next() else {
+            return Err(parse_error(
+                line,
+                line_no,
+                line.len(),
+                "",
+                "a variable name",
+            ));
+        };
+        let attr = |key: &str| -> Option<(usize, &str)> {
+            split_words(rest, indent).find_map(|(c, w)| w.strip_prefix(key).map(|v| (c, v)))
+        };
+        let Some((vt_col, v_type)) = attr("v_type=") else {
+            return Err(parse_error(
+                line,
+                line_no,
+                line.len(),
+                "",
+                "`v_type=` in .decl",
+            ));
+        };
+        let duplicate = || {
+            Error::Validation(ValidationError {
+                location: Location::Text {
+                    line: line_no,
+                    column: column(line, name_col),
+                },
+                rule: "duplicate-declaration",
+                detail: format!("`{name}` is declared twice"),
+            })
+        };
+        let too_many = |what: &str| {
+            parse_error(
+                line,
+                line_no,
+                name_col,
+                name,
+                &format!("at most 256 {what} (indices are one byte)"),
+            )
+        };
+        match v_type {
+            "G" | "P" | "S" | "T" => {
+                if !names.insert(name.to_string()) {
+                    return Err(duplicate());
+                }
+            }
+            _ => continue,
+        }
+        match v_type {
+            "G" => {
+                let ty = attr("type=").map_or("", |(_, t)| t);
+                if !ty.is_empty() && tables::type_by_name(ty).is_none() {
+                    let (col, _) = attr("type=").unwrap_or((vt_col, ""));
+                    return Err(parse_error(line, line_no, col, ty, "a vISA type name"));
+                }
+                let num_elts = attr("num_elts=").map_or(Ok(0), |(col, n)| {
+                    n.parse::<u32>()
+                        .map_err(|_| parse_error(line, line_no, col, n, "a number of elements"))
+                })?;
+                program.variables.insert(
+                    name.to_string(),
+                    Variable {
+                        name: name.to_string(),
+                        ty: ty.to_ascii_lowercase(),
+                        num_elts,
+                    },
+                );
+            }
+            "P" => visa.predicates.push(name.to_string()),
+            "S" => {
+                let index = program.samplers.len() as u32;
+                if index > u32::from(u8::MAX) {
+                    return Err(too_many("samplers"));
+                }
+                program.samplers.insert(
+                    index,
+                    SamplerDecl {
+                        name: name.to_string(),
+                        comparison: false,
+                    },
+                );
+            }
+            _ => {
+                let index = program.resources.len() as u32 + limits.first_user_surface;
+                if index > u32::from(u8::MAX) {
+                    return Err(too_many("surfaces"));
+                }
+                program.resources.insert(
+                    index,
+                    Resource {
+                        name: name.to_string(),
+                        dim: Dimension::Deferred,
+                        return_type: None,
+                        sample_count: None,
+                    },
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whitespace-separated words of `s` with their byte offsets in the line (`base` = offset
+/// of `s` in the line).
+fn split_words(s: &str, base: usize) -> impl Iterator<Item = (usize, &str)> {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let tail = s.get(from..)?;
+        let start = from + (tail.len() - tail.trim_start().len());
+        let word = s.get(start..)?;
+        if word.is_empty() {
+            return None;
+        }
+        let len = word.find(char::is_whitespace).unwrap_or(word.len());
+        from = start + len;
+        Some((base + start, &word[..len]))
+    })
+}
+
+/// The 1-based character column of byte offset `at` in `line`.
+pub fn column(line: &str, at: usize) -> u32 {
+    line.get(..at).map_or(1, |p| p.chars().count() as u32 + 1)
+}
+
+/// A parse error at byte offset `at` of `line`.
+pub fn parse_error(line: &str, line_no: u32, at: usize, token: &str, expected: &str) -> Error {
+    Error::Parse(ParseError {
+        line: line_no,
+        column: column(line, at),
+        token: token.to_string(),
+        expected: expected.to_string(),
+    })
+}

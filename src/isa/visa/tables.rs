@@ -1,0 +1,331 @@
+//! The vISA tables of `mappings/visa.toml`, parsed once on first use.
+
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+use crate::ir::{ScalarType, TexOp};
+
+/// The whole `mappings/visa.toml`.
+#[derive(Debug, Deserialize)]
+pub struct Tables {
+    pub limits: Limits,
+    #[serde(rename = "type")]
+    pub types: Vec<TypeDesc>,
+    #[serde(rename = "modifier")]
+    pub modifiers: Vec<ModifierDesc>,
+    #[serde(rename = "opcode")]
+    pub opcodes: Vec<OpcodeDesc>,
+    #[serde(rename = "op")]
+    pub ops: Vec<OpDesc>,
+}
+
+/// Numbering, limits and fixed name lists.
+#[derive(Debug, Deserialize)]
+pub struct Limits {
+    pub first_user_variable: u32,
+    pub first_user_surface: u32,
+    pub first_user_predicate: u32,
+    pub grf_bytes: u32,
+    pub min_params: usize,
+    pub max_params: usize,
+    pub comment_column: usize,
+    pub predefined_variables: Vec<String>,
+    pub predefined_surfaces: Vec<String>,
+    pub exec_sizes: Vec<u8>,
+    pub emasks: Vec<String>,
+    pub pred_controls: Vec<String>,
+}
+
+/// A vISA element type.
+#[derive(Debug, Deserialize)]
+pub struct TypeDesc {
+    pub name: String,
+    pub code: u8,
+    pub bytes: u8,
+    ir: String,
+}
+
+impl TypeDesc {
+    /// The IR scalar type this vISA type stands for.
+    pub fn ir_type(&'static self) -> ScalarType {
+        match self.ir.as_str() {
+            "u32" => ScalarType::U32,
+            "i32" => ScalarType::I32,
+            "u16" => ScalarType::U16,
+            "i16" => ScalarType::I16,
+            "u8" => ScalarType::U8,
+            "i8" => ScalarType::I8,
+            "f64" => ScalarType::F64,
+            "f32" => ScalarType::F32,
+            "u64" => ScalarType::U64,
+            "i64" => ScalarType::I64,
+            "f16" => ScalarType::F16,
+            _ => ScalarType::Other(&self.name),
+        }
+    }
+
+    /// Whether an immediate of this type is an integer of at most 32 bits (the aoffimmi forms
+    /// texlate reads: the binary payload is then one u32).
+    pub fn is_small_int(&self) -> bool {
+        matches!(
+            self.ir.as_str(),
+            "u32" | "i32" | "u16" | "i16" | "u8" | "i8"
+        )
+    }
+}
+
+/// A sub-op modifier bit (`.pixel_null_mask`, `.cps`, `.divS`).
+#[derive(Debug, Deserialize)]
+pub struct ModifierDesc {
+    pub name: String,
+    pub bit: u8,
+}
+
+/// How the channel field of an opcode is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChannelKind {
+    /// RGBA write mask, bit 0 = R.
+    Mask,
+    /// Index 0..3 of the one gathered channel.
+    Index,
+}
+
+/// The type rule for an opcode's parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParamClass {
+    Float,
+    Int,
+    Any,
+}
+
+/// One opcode's binary layout and text shape.
+#[derive(Debug, Deserialize)]
+pub struct OpcodeDesc {
+    pub code: u8,
+    pub name: String,
+    pub subop_bytes: u8,
+    pub channel: ChannelKind,
+    pub sampler: bool,
+    pub aoffimmi: bool,
+    pub pred: bool,
+    pub num_params: bool,
+    pub modifiers: Vec<String>,
+    #[serde(default)]
+    pub aoffimmi_gap: String,
+    #[serde(default)]
+    pub surface_gap: String,
+    pub exec_sizes: Vec<u8>,
+    pub param_class: ParamClass,
+    pub dst_types: Vec<String>,
+}
+
+/// How an op chooses its level of detail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LodKind {
+    Implicit,
+    Zero,
+    Bias,
+    Level,
+    Grad,
+    None,
+}
+
+/// One instruction (opcode + sub-op).
+#[derive(Debug, Deserialize)]
+pub struct OpDesc {
+    pub mnemonic: String,
+    pub doc: String,
+    pub opcode: u8,
+    pub subop: u8,
+    ir: String,
+    pub lod: LodKind,
+    pub params: Vec<String>,
+    #[serde(default)]
+    pub params_w: Vec<String>,
+    #[serde(default)]
+    pub cps: bool,
+}
+
+impl OpDesc {
+    /// The IR operation; `gather` takes its component from the channel field.
+    pub fn ir_op(&self, gather_component: u8) -> TexOp {
+        match self.ir.as_str() {
+            "sample" => TexOp::Sample,
+            "fetch" => TexOp::Fetch,
+            "fetch_mcs" => TexOp::FetchMcs,
+            "gather" => TexOp::Gather {
+                component: gather_component,
+            },
+            "query_lod" => TexOp::QueryLod,
+            "query_size" => TexOp::QuerySize,
+            "query_samples" => TexOp::QuerySamples,
+            "load_typed" => TexOp::LoadTyped,
+            other => panic!(
+                "mappings/visa.toml: op {} has unknown ir `{other}`",
+                self.mnemonic
+            ),
+        }
+    }
+
+    /// The IR operation name as written in the table (for the README table).
+    pub fn ir_name(&self) -> &str {
+        &self.ir
+    }
+
+    /// The opcode this op belongs to.
+    pub fn opcode_desc(&self) -> &'static OpcodeDesc {
+        opcode(self.opcode).unwrap_or_else(|| {
+            panic!(
+                "mappings/visa.toml: op {} has unknown opcode",
+                self.mnemonic
+            )
+        })
+    }
+
+    /// The parameter order; `wide` selects the 16-bit-MCS form where the op has one.
+    pub fn param_order(&self, wide: bool) -> &[String] {
+        if wide && !self.params_w.is_empty() {
+            &self.params_w
+        } else {
+            &self.params
+        }
+    }
+
+    /// The most parameters any form of the op takes.
+    pub fn max_params(&self) -> usize {
+        self.params.len().max(self.params_w.len())
+    }
+
+    /// Whether the op has a parameter slot named `slot`.
+    pub fn has_slot(&self, slot: &str) -> bool {
+        self.params.iter().any(|p| p == slot)
+    }
+}
+
+/// The parsed tables.
+pub fn tables() -> &'static Tables {
+    static TABLES: OnceLock<Tables> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        crate::mappings::parse_table("visa.toml", include_str!("../../../mappings/visa.toml"))
+    })
+}
+
+/// The opcode with binary code `code`.
+pub fn opcode(code: u8) -> Option<&'static OpcodeDesc> {
+    tables().opcodes.iter().find(|o| o.code == code)
+}
+
+/// The op with `opcode` and `subop`.
+pub fn op_by_code(opcode: u8, subop: u8) -> Option<&'static OpDesc> {
+    tables()
+        .ops
+        .iter()
+        .find(|o| o.opcode == opcode && o.subop == subop)
+}
+
+/// The op spelled `name` (IGC mnemonic or seed name, any case).
+pub fn op_by_name(name: &str) -> Option<&'static OpDesc> {
+    tables()
+        .ops
+        .iter()
+        .find(|o| o.mnemonic.eq_ignore_ascii_case(name) || o.doc.eq_ignore_ascii_case(name))
+}
+
+/// The type named `name` (lower case as IGC prints it; any case accepted).
+pub fn type_by_name(name: &str) -> Option<&'static TypeDesc> {
+    tables()
+        .types
+        .iter()
+        .find(|t| t.name.eq_ignore_ascii_case(name))
+}
+
+/// The type with binary code `code`.
+pub fn type_by_code(code: u8) -> Option<&'static TypeDesc> {
+    tables().types.iter().find(|t| t.code == code)
+}
+
+/// The modifier named `name` (any case).
+pub fn modifier_by_name(name: &str) -> Option<&'static ModifierDesc> {
+    tables()
+        .modifiers
+        .iter()
+        .find(|m| m.name.eq_ignore_ascii_case(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The parameter slot names lift and lower know.
+    const SLOTS: &[&str] = &[
+        "u", "v", "r", "ai", "ref", "bias", "lod", "dudx", "dudy", "dvdx", "dvdy", "drdx", "drdy",
+        "si", "mcsl", "mcsh", "mcs0", "mcs1", "mcs2", "mcs3", "offu", "offv",
+    ];
+
+    #[test]
+    fn table_loads_and_is_consistent() {
+        let t = tables();
+        assert_eq!(t.limits.emasks.len(), 16);
+        assert!(t.limits.exec_sizes.len() <= 16);
+        assert_eq!(t.limits.pred_controls.first().map(String::as_str), Some(""));
+        for (i, a) in t.types.iter().enumerate() {
+            assert!(a.code < 16, "{}", a.name);
+            for b in &t.types[i + 1..] {
+                assert!(
+                    a.code != b.code && a.name != b.name,
+                    "{} / {}",
+                    a.name,
+                    b.name
+                );
+            }
+        }
+        for m in &t.modifiers {
+            assert!((8..16).contains(&m.bit), "{}", m.name);
+        }
+        for o in &t.opcodes {
+            assert!(o.subop_bytes <= 2);
+            for m in &o.modifiers {
+                assert!(modifier_by_name(m).is_some(), "{}: {m}", o.name);
+            }
+            for s in &o.exec_sizes {
+                assert!(t.limits.exec_sizes.contains(s), "{}: {s}", o.name);
+            }
+            for d in &o.dst_types {
+                assert!(type_by_name(d).is_some(), "{}: {d}", o.name);
+            }
+            assert!(o.aoffimmi != o.aoffimmi_gap.is_empty(), "{}", o.name);
+        }
+        for (i, a) in t.ops.iter().enumerate() {
+            let opc = a.opcode_desc();
+            let _ = a.ir_op(0);
+            assert!(opc.subop_bytes > 0 || a.subop == 0, "{}", a.mnemonic);
+            assert!(a.max_params() <= t.limits.max_params, "{}", a.mnemonic);
+            for p in a.params.iter().chain(&a.params_w) {
+                assert!(SLOTS.contains(&p.as_str()), "{}: {p}", a.mnemonic);
+            }
+            if !opc.num_params {
+                assert!(a.params_w.is_empty(), "{}", a.mnemonic);
+            }
+            for b in &t.ops[i + 1..] {
+                assert!(
+                    (a.opcode, a.subop) != (b.opcode, b.subop),
+                    "{} / {}",
+                    a.mnemonic,
+                    b.mnemonic
+                );
+                for x in [&a.mnemonic, &a.doc] {
+                    for y in [&b.mnemonic, &b.doc] {
+                        assert!(!x.eq_ignore_ascii_case(y), "{x} names two ops");
+                    }
+                }
+            }
+            // Names resolve back to the op.
+            assert!(std::ptr::eq(op_by_name(&a.mnemonic).unwrap(), a));
+            assert!(std::ptr::eq(op_by_name(&a.doc.to_uppercase()).unwrap(), a));
+        }
+    }
+}

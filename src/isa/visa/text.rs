@@ -1,0 +1,580 @@
+//! vISA text as IGC 1.0.12504 prints it (research §3; `visa/IsaDisassembly.cpp`):
+//!
+//! ```text
+//! [(<!>P<n>[.any|.all]) ]<mnemonic>[.pixel_null_mask][.cps][.divS].<channels> (<emask>, <size>)  <aoffimmi> [S<i>] <T> <dst> <param>...
+//! sample4 ops: one channel letter, one space before the aoffimmi
+//! resinfo.<ch> (<emask>, <size>)  <T> <lod> <dst>        sampleinfo.<ch> (<emask>, <size>)  <T> <dst>
+//! gather4_typed.<ch> (<emask>, <size>) <T> <u> <v> <r> <lod> <dst>
+//! ```
+//!
+//! Only sampler lines are parsed; every other line of a `.visaasm` file is kept as an opaque
+//! item (`.decl` lines are also read for the names they declare).
+
+use crate::error::Error;
+
+use super::inst::{AoffImm, Field, FieldPositions, Gap, Layout, Raw, VisaInst};
+use super::names::{parse_error, Named, Scope};
+use super::tables::{self, ChannelKind, OpDesc};
+
+const CHANNELS: [char; 4] = ['R', 'G', 'B', 'A'];
+
+/// One parsed sampler line.
+pub struct ParsedLine {
+    pub inst: VisaInst,
+    pub layout: Layout,
+    /// Byte offsets in the line of each operand, for diagnostics.
+    pub positions: FieldPositions,
+}
+
+/// A cursor over one line.
+struct Line<'a> {
+    text: &'a str,
+    no: u32,
+    pos: usize,
+}
+
+impl<'a> Line<'a> {
+    fn rest(&self) -> &'a str {
+        self.text.get(self.pos..).unwrap_or("")
+    }
+
+    /// Skips whitespace, returning what was skipped.
+    fn skip_ws(&mut self) -> &'a str {
+        let rest = self.rest();
+        let n = rest.len() - rest.trim_start().len();
+        self.pos += n;
+        &rest[..n]
+    }
+
+    /// Skips the whitespace that must separate two operands.
+    fn separator(&mut self, expected: &str) -> Result<(), Error> {
+        if self.skip_ws().is_empty() || self.at_end() {
+            return Err(self.error(self.pos, self.token_at(self.pos), expected));
+        }
+        Ok(())
+    }
+
+    /// Whether only a comment or nothing is left.
+    fn at_end(&self) -> bool {
+        let rest = self.rest();
+        rest.is_empty() || rest.starts_with("//")
+    }
+
+    /// The next whitespace-delimited word, with its offset.
+    fn word(&mut self) -> (usize, &'a str) {
+        let start = self.pos;
+        let rest = self.rest();
+        let len = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        self.pos += len;
+        (start, &rest[..len])
+    }
+
+    fn token_at(&self, at: usize) -> &'a str {
+        let rest = self.text.get(at..).unwrap_or("");
+        let len = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        &rest[..len]
+    }
+
+    fn error(&self, at: usize, token: &str, expected: &str) -> Error {
+        parse_error(self.text, self.no, at, token, expected)
+    }
+}
+
+/// The IGC mnemonic a line starts with, after an optional predicate, if it is a sampler
+/// instruction; `None` for every other line.
+fn sampler_op(line: &str) -> Option<&'static OpDesc> {
+    let mut s = line.trim_start();
+    if let Some(after) = s.strip_prefix('(') {
+        s = after.get(after.find(')')? + 1..)?.trim_start();
+    }
+    let end = s
+        .find(|c: char| c == '.' || c.is_whitespace())
+        .unwrap_or(s.len());
+    tables::op_by_name(&s[..end])
+}
+
+/// Parses one line. `Ok(None)` when the line is not a sampler instruction.
+pub fn parse_line(text: &str, no: u32, scope: &Scope) -> Result<Option<ParsedLine>, Error> {
+    let Some(op) = sampler_op(text) else {
+        return Ok(None);
+    };
+    let opc = op.opcode_desc();
+    let mut l = Line { text, no, pos: 0 };
+    let indent = l.skip_ws().to_string();
+    let start = l.pos;
+    let mut positions = FieldPositions {
+        start,
+        fields: Vec::new(),
+    };
+    let mut inst = VisaInst {
+        opcode: op.opcode,
+        subop: op.subop,
+        modifiers: 0,
+        exec_size: 0,
+        emask: 0,
+        pred: 0,
+        channels: 0,
+        aoffimmi: None,
+        sampler: None,
+        surface: 0,
+        dst: Raw::default(),
+        params: Vec::new(),
+    };
+
+    if l.rest().starts_with('(') {
+        positions.fields.push((Field::Pred, l.pos));
+        inst.pred = parse_pred(&mut l, scope, opc.pred, &op.mnemonic)?;
+        l.skip_ws();
+    }
+
+    // mnemonic[.modifier]*.channels
+    positions.fields.push((Field::SubOp, l.pos));
+    let (word_at, word) = l.word();
+    let mut parts = word.split('.');
+    let _mnemonic = parts.next();
+    let parts: Vec<&str> = parts.collect();
+    let Some((channels, modifiers)) = parts.split_last() else {
+        return Err(l.error(l.pos, "", "`.<channels>` after the mnemonic"));
+    };
+    let mut part_at = word_at + word.find('.').unwrap_or(0) + 1;
+    let mut last_bit: Option<u8> = None;
+    positions.fields.push((Field::Modifiers, part_at));
+    for m in modifiers {
+        let known = tables::modifier_by_name(m).filter(|d| {
+            opc.modifiers
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case(&d.name))
+        });
+        let Some(d) = known else {
+            let expected = if opc.modifiers.is_empty() {
+                "the channel mask".to_string()
+            } else {
+                format!("one of .{} or the channel mask", opc.modifiers.join(" ."))
+            };
+            return Err(l.error(part_at, m, &expected));
+        };
+        if last_bit.is_some_and(|b| b >= d.bit) {
+            return Err(l.error(
+                part_at,
+                m,
+                &format!("modifiers in the order .{}", opc.modifiers.join(" .")),
+            ));
+        }
+        last_bit = Some(d.bit);
+        inst.modifiers |= 1 << d.bit;
+        part_at += m.len() + 1;
+    }
+    positions.fields.push((Field::Channels, part_at));
+    let mask = parse_channels(&l, part_at, channels)?;
+    inst.channels = match opc.channel {
+        ChannelKind::Mask => mask,
+        // A mask that is not one channel is left to validation ("sample4-channel").
+        ChannelKind::Index if mask.count_ones() == 1 => mask.trailing_zeros() as u8,
+        ChannelKind::Index => 0x10 | mask,
+    };
+
+    // (emask, size)
+    l.separator("`(<emask>, <exec size>)`")?;
+    positions.fields.push((Field::Exec, l.pos));
+    (inst.emask, inst.exec_size) = parse_exec(&mut l)?;
+
+    if opc.aoffimmi {
+        l.separator("the aoffimmi immediate")?;
+        positions.fields.push((Field::Aoffimmi, l.pos));
+        inst.aoffimmi = Some(parse_aoffimmi(&mut l)?);
+    }
+    if opc.sampler {
+        l.separator("a sampler variable")?;
+        positions.fields.push((Field::Sampler, l.pos));
+        let (at, name) = l.word();
+        inst.sampler = Some(match resolve(&l, at, name, scope)? {
+            Named::Sampler(i) => i,
+            other => return Err(state_swap(&l, at, name, "a sampler", other, &op.mnemonic)),
+        });
+    }
+    l.separator("a surface variable")?;
+    positions.fields.push((Field::Surface, l.pos));
+    let (at, name) = l.word();
+    inst.surface = match resolve(&l, at, name, scope)? {
+        Named::Surface(i) => i,
+        other => return Err(state_swap(&l, at, name, "a surface", other, &op.mnemonic)),
+    };
+
+    if opc.num_params {
+        l.separator("the destination raw operand")?;
+        positions.fields.push((Field::Dst, l.pos));
+        inst.dst = parse_raw(&mut l, scope)?;
+        positions.fields.push((Field::NumParams, l.pos));
+        loop {
+            let before = l.pos;
+            if l.skip_ws().is_empty() || l.at_end() {
+                l.pos = before;
+                break;
+            }
+            positions
+                .fields
+                .push((Field::Param(inst.params.len()), l.pos));
+            inst.params.push(parse_raw(&mut l, scope)?);
+        }
+    } else {
+        for (i, slot) in op.params.iter().enumerate() {
+            l.separator(&format!("the {slot} raw operand"))?;
+            positions.fields.push((Field::Param(i), l.pos));
+            inst.params.push(parse_raw(&mut l, scope)?);
+        }
+        l.separator("the destination raw operand")?;
+        positions.fields.push((Field::Dst, l.pos));
+        inst.dst = parse_raw(&mut l, scope)?;
+    }
+    let end = l.pos;
+    let written = &text[start..end];
+    let between = l.skip_ws();
+    let (gap, comment, trailing) = if l.rest().starts_with("//") {
+        let comment = l.rest().trim_end();
+        let trailing = &l.rest()[comment.len()..];
+        let gap = if between == aligned_gap(&indent, written) {
+            Gap::Aligned
+        } else {
+            Gap::Exact(between.to_string())
+        };
+        (gap, Some(comment.to_string()), trailing.to_string())
+    } else if l.rest().is_empty() {
+        (Gap::Aligned, None, between.to_string())
+    } else {
+        return Err(l.error(l.pos, l.token_at(l.pos), "the end of the instruction"));
+    };
+    let canonical = print_inst(&inst, op, scope);
+    let layout = Layout {
+        indent,
+        written: (written != canonical).then(|| (written.to_string(), inst.clone())),
+        gap,
+        comment,
+        trailing,
+    };
+    Ok(Some(ParsedLine {
+        inst,
+        layout,
+        positions,
+    }))
+}
+
+/// `(P1)`, `(!P1)`, `(P1.any)`: the predicate field (research §3.1: `!` = bit 15).
+fn parse_pred(l: &mut Line, scope: &Scope, allowed: bool, mnemonic: &str) -> Result<u16, Error> {
+    let open = l.pos;
+    let inner_start = open + 1;
+    let close = l
+        .rest()
+        .find(')')
+        .map(|i| open + i)
+        .ok_or_else(|| l.error(open, l.token_at(open), "`(<predicate>)`"))?;
+    if !allowed {
+        return Err(l.error(
+            open,
+            &l.text[open..=close],
+            &format!("{mnemonic} without a predicate (INFO_3D has no predicate field)"),
+        ));
+    }
+    let inner = &l.text[inner_start..close];
+    let (negate, body, body_at) = match inner.strip_prefix('!') {
+        Some(b) => (true, b, inner_start + 1),
+        None => (false, inner, inner_start),
+    };
+    let (name, control) = match body.split_once('.') {
+        Some((n, c)) => (n, Some(c)),
+        None => (body, None),
+    };
+    let controls = &tables::tables().limits.pred_controls;
+    let control_code = match control {
+        None => 0,
+        Some(c) => match controls.iter().position(|k| !k.is_empty() && k == c) {
+            Some(i) => i as u16,
+            None => {
+                return Err(l.error(
+                    body_at + name.len() + 1,
+                    c,
+                    "a predicate control `.any` or `.all`",
+                ))
+            }
+        },
+    };
+    let id = match resolve(l, body_at, name, scope)? {
+        Named::Predicate(id) => id,
+        other => {
+            return Err(super::names::parse_error(
+                l.text,
+                l.no,
+                body_at,
+                name,
+                &format!("a predicate, not {}", other.class()),
+            ))
+        }
+    };
+    l.pos = close + 1;
+    Ok(id | control_code << 13 | if negate { 0x8000 } else { 0 })
+}
+
+/// Channel letters R, G, B, A in that order, either case (research §3.1). An empty mask or
+/// `0000` is reported by validation ("channel-mask").
+fn parse_channels(l: &Line, at: usize, s: &str) -> Result<u8, Error> {
+    if s.bytes().all(|b| b == b'0') {
+        return Ok(0);
+    }
+    let mut mask = 0u8;
+    for (i, c) in s.char_indices() {
+        let bit = CHANNELS
+            .iter()
+            .position(|k| k.eq_ignore_ascii_case(&c))
+            .ok_or_else(|| l.error(at + i, s, "channel letters from R, G, B, A"))?;
+        if mask >> bit != 0 {
+            return Err(l.error(at + i, s, "channel letters in the order R, G, B, A"));
+        }
+        mask |= 1 << bit;
+    }
+    Ok(mask)
+}
+
+/// `(M1, 16)`, `(M5_NM, 8)`.
+fn parse_exec(l: &mut Line) -> Result<(u8, u8), Error> {
+    let limits = &tables::tables().limits;
+    let open = l.pos;
+    let expected = "`(<emask>, <exec size>)`";
+    let rest = l.rest();
+    let close = match (rest.starts_with('('), rest.find(')')) {
+        (true, Some(c)) => open + c,
+        _ => return Err(l.error(open, l.token_at(open), expected)),
+    };
+    let inner = &l.text[open + 1..close];
+    let Some((mask_s, size_s)) = inner.split_once(',') else {
+        return Err(l.error(open, &l.text[open..=close], expected));
+    };
+    let mask_at = open + 1 + (mask_s.len() - mask_s.trim_start().len());
+    let mask_name = mask_s.trim();
+    let emask = limits
+        .emasks
+        .iter()
+        .position(|m| m.eq_ignore_ascii_case(mask_name))
+        .ok_or_else(|| {
+            l.error(
+                mask_at,
+                mask_name,
+                "an execution mask M1..M8 or M1_NM..M8_NM",
+            )
+        })?;
+    let size_at = open + 1 + mask_s.len() + 1 + (size_s.len() - size_s.trim_start().len());
+    let size_name = size_s.trim();
+    let size = size_name
+        .parse::<u8>()
+        .ok()
+        .filter(|s| limits.exec_sizes.contains(s))
+        .ok_or_else(|| l.error(size_at, size_name, "an exec size 1, 2, 4, 8, 16 or 32"))?;
+    l.pos = close + 1;
+    Ok((emask as u8, size))
+}
+
+/// `0x1e3:uw`: an integer immediate of at most 32 bits (hex, decimal, or negative decimal,
+/// which GenX_IR also accepts).
+fn parse_aoffimmi(l: &mut Line) -> Result<AoffImm, Error> {
+    let (at, tok) = l.word();
+    let expected = "an integer immediate `0x<hex>:<type>`";
+    let Some((value_s, ty_s)) = tok.split_once(':') else {
+        return Err(l.error(at, tok, expected));
+    };
+    let ty = tables::type_by_name(ty_s)
+        .filter(|t| t.is_small_int())
+        .ok_or_else(|| {
+            l.error(
+                at + value_s.len() + 1,
+                ty_s,
+                "an integer type ud, d, uw, w, ub or b",
+            )
+        })?;
+    let value = if let Some(hex) = value_s
+        .strip_prefix("0x")
+        .or_else(|| value_s.strip_prefix("0X"))
+    {
+        u32::from_str_radix(hex, 16).ok()
+    } else if let Some(neg) = value_s.strip_prefix('-') {
+        neg.parse::<u32>()
+            .ok()
+            .filter(|n| *n <= 1 << 31)
+            .map(|n| n.wrapping_neg())
+    } else {
+        value_s.parse::<u32>().ok()
+    };
+    let value = value.ok_or_else(|| l.error(at, value_s, "a 32-bit integer"))?;
+    Ok(AoffImm { value, ty: ty.code })
+}
+
+/// `V0057.64`, `%null.0`: a general variable and a byte offset.
+fn parse_raw(l: &mut Line, scope: &Scope) -> Result<Raw, Error> {
+    let (at, tok) = l.word();
+    let expected = "a raw operand `<variable>.<byte offset>`";
+    let Some((name, off)) = tok.split_once('.') else {
+        return Err(l.error(at, tok, expected));
+    };
+    let offset = off
+        .parse::<u16>()
+        .map_err(|_| l.error(at + name.len() + 1, off, "a byte offset 0..65535"))?;
+    match resolve(l, at, name, scope)? {
+        Named::General(var) => Ok(Raw { var, offset }),
+        other => Err(class_error(
+            l,
+            at,
+            name,
+            "operand-class",
+            format!(
+                "`{name}` is {}, a raw operand needs a general variable",
+                other.class()
+            ),
+        )),
+    }
+}
+
+/// Resolves `name`, or reports it undeclared.
+fn resolve(l: &Line, at: usize, name: &str, scope: &Scope) -> Result<Named, Error> {
+    if name.is_empty() {
+        return Err(l.error(at, name, "a variable name"));
+    }
+    scope.resolve(name).ok_or_else(|| {
+        let why = if scope.declared() {
+            "is not declared"
+        } else {
+            "is not declared (without .decl lines only V<n>, S<n>, T<n>, P<n> and predefined \
+             names are known)"
+        };
+        class_error(l, at, name, "undeclared", format!("`{name}` {why}"))
+    })
+}
+
+/// A surface where a sampler is expected or the reverse (GenX_IR assembles that swapped,
+/// research §3.1).
+fn state_swap(l: &Line, at: usize, name: &str, want: &str, got: Named, mnemonic: &str) -> Error {
+    class_error(
+        l,
+        at,
+        name,
+        "state-class",
+        format!(
+            "{mnemonic} expects {want} variable here, `{name}` is {} (sampler and surface swapped?)",
+            got.class()
+        ),
+    )
+}
+
+fn class_error(l: &Line, at: usize, _name: &str, rule: &'static str, detail: String) -> Error {
+    Error::Validation(crate::error::ValidationError {
+        location: crate::error::Location::Text {
+            line: l.no,
+            column: super::names::column(l.text, at),
+        },
+        rule,
+        detail,
+    })
+}
+
+/// The spaces IGC puts between `<indent><instruction>` and its `/// $N` comment: padding to
+/// the comment column, then one space.
+pub fn aligned_gap(indent: &str, text: &str) -> String {
+    let col = tables::tables().limits.comment_column;
+    let used = indent.chars().count() + text.chars().count();
+    " ".repeat(col.saturating_sub(used) + 1)
+}
+
+/// The instruction as IGC prints it.
+pub fn print_inst(inst: &VisaInst, op: &OpDesc, scope: &Scope) -> String {
+    let t = tables::tables();
+    let opc = op.opcode_desc();
+    let mut s = String::new();
+    let id = inst.pred & 0xfff;
+    if id != 0 {
+        s.push('(');
+        if inst.pred & 0x8000 != 0 {
+            s.push('!');
+        }
+        s.push_str(&scope.pred_name(id));
+        let control = usize::from(inst.pred >> 13 & 3);
+        if let Some(c) = t
+            .limits
+            .pred_controls
+            .get(control)
+            .filter(|c| !c.is_empty())
+        {
+            s.push('.');
+            s.push_str(c);
+        }
+        s.push_str(") ");
+    }
+    s.push_str(&op.mnemonic);
+    for m in &t.modifiers {
+        if inst.has_modifier(m.bit) {
+            s.push('.');
+            s.push_str(&m.name);
+        }
+    }
+    s.push('.');
+    match opc.channel {
+        ChannelKind::Mask => s.extend(
+            CHANNELS
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| inst.channels >> i & 1 != 0)
+                .map(|(_, c)| c),
+        ),
+        ChannelKind::Index => s.push(*CHANNELS.get(usize::from(inst.channels)).unwrap_or(&'?')),
+    }
+    let emask = t
+        .limits
+        .emasks
+        .get(usize::from(inst.emask))
+        .map_or("?", String::as_str);
+    s.push_str(&format!(" ({emask}, {})", inst.exec_size));
+    let raw = |r: &Raw| format!("{}.{}", scope.var_name(r.var), r.offset);
+    if let Some(a) = inst.aoffimmi {
+        let ty = tables::type_by_code(a.ty).map_or("?", |t| t.name.as_str());
+        s.push_str(&format!("{}{:#x}:{ty}", opc.aoffimmi_gap, a.value));
+    } else {
+        s.push_str(&opc.surface_gap);
+    }
+    if let Some(smp) = inst.sampler {
+        s.push(' ');
+        s.push_str(&scope.sampler_name(smp));
+    }
+    if inst.aoffimmi.is_some() {
+        s.push(' ');
+    }
+    s.push_str(&scope.surface_name(inst.surface));
+    if opc.num_params {
+        s.push(' ');
+        s.push_str(&raw(&inst.dst));
+    }
+    for p in &inst.params {
+        s.push(' ');
+        s.push_str(&raw(p));
+    }
+    if !opc.num_params {
+        s.push(' ');
+        s.push_str(&raw(&inst.dst));
+    }
+    s
+}
+
+/// A whole line: the layout around the instruction, or IGC's canonical spacing alone.
+pub fn print_line(inst: &VisaInst, op: &OpDesc, layout: Option<&Layout>, scope: &Scope) -> String {
+    let Some(layout) = layout else {
+        return print_inst(inst, op, scope);
+    };
+    let text = match &layout.written {
+        Some((w, orig)) if orig == inst => w.clone(),
+        _ => print_inst(inst, op, scope),
+    };
+    let mut line = format!("{}{text}", layout.indent);
+    if let Some(c) = &layout.comment {
+        match &layout.gap {
+            Gap::Aligned => line.push_str(&aligned_gap(&layout.indent, &text)),
+            Gap::Exact(g) => line.push_str(g),
+        }
+        line.push_str(c);
+    }
+    line.push_str(&layout.trailing);
+    line
+}
