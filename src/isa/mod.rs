@@ -7,6 +7,8 @@
 //!   (the CLI's `--hex`: one instruction per output line)
 //! - `looks_binary(&[u8]) -> bool`: whether an input is the ISA's binary form.
 
+pub mod nvidia;
+
 use crate::error::{Error, Unsupported};
 use crate::ir::{Isa, Program};
 
