@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use texlate::isa::nvidia::{control, decode_word, encode_word, parse_inst, print_inst};
+use texlate::isa::nvidia::{self, control, decode_word, encode_word, parse_inst, print_inst};
 
 fn corpus(name: &str) -> Option<String> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -92,6 +92,31 @@ fn tex_pairs_ext_phase_from_control_word() {
         let parsed = parse_inst(sass, 1, 1).unwrap();
         assert_eq!(parsed.phase, inst.phase);
         assert_eq!(control::with_phase(ctrl, slot, parsed.phase), ctrl);
+        n += 1;
+    }
+    assert_eq!(n, 1318);
+}
+
+/// The same pairs through the IR: word → lift → lower → text, and text → lift → lower → word.
+#[test]
+fn tex_pairs_through_the_ir() {
+    let Some(tsv) = corpus("tex_pairs.tsv") else {
+        return;
+    };
+    let mut n = 0;
+    for r in rows(&tsv) {
+        let (arch, hex, sass) = (r[0], r[1], r[2]);
+        if arch != "sm_50" && arch != "sm_52" {
+            continue;
+        }
+        let p = nvidia::decode_hex(&[hex]).unwrap_or_else(|e| panic!("{hex}: {e}"));
+        assert_eq!(
+            nvidia::print_text(&p).unwrap(),
+            format!("{}\n", strip_phase(sass))
+        );
+        let q = nvidia::parse_text(sass).unwrap();
+        assert_eq!(nvidia::print_hex(&q).unwrap(), format!("{hex}\n"), "{sass}");
+        assert_eq!(nvidia::print_text(&q).unwrap(), sass);
         n += 1;
     }
     assert_eq!(n, 1318);

@@ -160,6 +160,8 @@ pub enum RegFile {
     DxOther(u8),
     /// NVIDIA general register `R#` (0..254); `R255` is spelled `RZ` and reads as zero.
     NvGpr,
+    /// NVIDIA predicate register `P#` (0..6); the sparse-status destination of a texture op.
+    NvPred,
 }
 
 /// One register component.
@@ -320,6 +322,8 @@ impl TexInstr {
 pub enum Origin {
     /// Built by a pass or by library code, not decoded.
     Synthetic,
+    /// Decoded from NVIDIA SASS: the form, phase and raw fields the IR does not model.
+    Nvidia(Box<crate::isa::nvidia::NvidiaExtras>),
 }
 
 /// A location in the input: byte offset for binaries, line and column for text.
@@ -385,6 +389,8 @@ pub struct Program {
     pub samplers: IndexMap<u32, SamplerDecl>,
     /// Variables by name, in declaration order.
     pub variables: IndexMap<String, Variable>,
+    /// What an NVIDIA input was (listing, raw stream, cubin), for an exact round trip.
+    pub nvidia: Option<Box<crate::isa::nvidia::NvidiaContainer>>,
 }
 
 impl Program {
@@ -396,6 +402,7 @@ impl Program {
             resources: IndexMap::new(),
             samplers: IndexMap::new(),
             variables: IndexMap::new(),
+            nvidia: None,
         }
     }
 
