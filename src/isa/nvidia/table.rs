@@ -208,6 +208,7 @@ struct RawValues {
     comps_quad: BTreeMap<String, String>,
     sparse_none: u8,
     guard_true: u8,
+    rb_rz_printed: Vec<OpClass>,
     modifier_order: Vec<String>,
     fixed: BTreeMap<OpClass, String>,
 }
@@ -269,6 +270,8 @@ pub struct Table {
     pub comps_quad: ValueTable,
     pub sparse_none: u8,
     pub guard_true: u8,
+    /// Instructions that print an RZ Rb (the others leave it out).
+    pub rb_rz_printed: Vec<OpClass>,
     pub modifier_order: Vec<String>,
     pub fixed: BTreeMap<OpClass, String>,
     pub texs_targets: Vec<ShortTarget>,
@@ -327,6 +330,7 @@ impl Table {
             comps_quad: values("comps_quad", v.comps_quad),
             sparse_none: v.sparse_none,
             guard_true: v.guard_true,
+            rb_rz_printed: v.rb_rz_printed,
             modifier_order: v.modifier_order,
             fixed: v.fixed,
             texs_targets: raw.texs_target,

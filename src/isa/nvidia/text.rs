@@ -103,7 +103,8 @@ pub fn print_inst(inst: &NvInst) -> String {
         format!("{:#x}", inst.tid)
     };
     let dim = t.dims.get(inst.dim as usize).cloned().unwrap_or_default();
-    let rb_printed = has_field(inst, FieldName::Rb) && inst.rb != RZ;
+    let rb_printed =
+        has_field(inst, FieldName::Rb) && (inst.rb != RZ || t.rb_rz_printed.contains(&inst.op));
     match inst.op {
         OpClass::TEXS | OpClass::TLDS => {
             ops.extend([reg_name(inst.rd1), reg_name(inst.rd), reg_name(inst.ra)]);
@@ -113,13 +114,11 @@ pub fn print_inst(inst: &NvInst) -> String {
             ops.extend([tid, dim, comps_spelling(inst)]);
         }
         OpClass::TLD4S => {
-            ops.extend([
-                reg_name(inst.rd1),
-                reg_name(inst.rd),
-                reg_name(inst.ra),
-                reg_name(inst.rb),
-                tid,
-            ]);
+            ops.extend([reg_name(inst.rd1), reg_name(inst.rd), reg_name(inst.ra)]);
+            if rb_printed {
+                ops.push(reg_name(inst.rb));
+            }
+            ops.push(tid);
         }
         OpClass::TXQ => {
             ops.extend([
