@@ -145,7 +145,7 @@ fn single_instructions_bundle_into_a_stream() {
 }
 
 /// An edit of an IR instruction.
-type Edit = dyn Fn(&mut texlate::ir::TexInstr);
+type Edit<'a> = dyn Fn(&mut texlate::ir::TexInstr) + 'a;
 
 fn err_of<T: std::fmt::Debug>(r: Result<T, texlate::Error>) -> String {
     match r {
@@ -240,7 +240,7 @@ fn errors() {
             sub: 0,
         })
     };
-    let lowerings: [(&str, &Edit); 4] = [
+    let lowerings: [(&str, &Edit<'_>); 4] = [
         ("coordinates not consecutive", &|t| t.coord[1] = r(7)),
         ("immediate offsets", &|t| t.offset = Offset::Imm([1, 2, 0])),
         ("unknown dimension", &|t| {
