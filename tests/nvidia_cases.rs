@@ -253,3 +253,23 @@ fn errors() {
     }
     snapshot("nvidia_errors", &out);
 }
+
+/// Fuzz findings: the unprinted tid bits of a bindless form survive lift and lower; odd
+/// comment openers and line endings print back as read.
+#[test]
+fn fuzz_regressions() {
+    let mut stream = vec![0u8; 8];
+    stream.extend([122, 65, 221, 76, 221, 221, 221, 221]);
+    let p = nvidia::decode_binary(&stream).unwrap();
+    assert_eq!(p.tex_instrs().count(), 1);
+    assert_eq!(nvidia::encode_binary(&p).unwrap(), stream);
+    for src in [
+        "/*/",
+        "\r\n\r\r",
+        "a\r\nb\n",
+        "TEXS.P R6, R4, R4, R5, 0x6e, 2D, RGBA\r\n",
+    ] {
+        let p = nvidia::parse_text(src).unwrap();
+        assert_eq!(nvidia::print_text(&p).unwrap(), src, "{src:?}");
+    }
+}

@@ -203,6 +203,7 @@ pub fn lift(inst: &NvInst, mut extras: NvidiaExtras) -> Result<TexInstr, FieldEr
         _ => ScalarType::F32,
     });
     extras.op = inst.op;
+    extras.bindless = inst.bindless;
     extras.cl = inst.cl;
     extras.query = inst.query;
     extras.phase = inst.phase;

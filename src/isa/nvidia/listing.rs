@@ -37,10 +37,10 @@ fn lead_end(line: &str) -> usize {
     };
     let mut i = skip_ws(0);
     if line[i..].starts_with("/*") && !line[i..].starts_with("/* 0x") {
-        if let Some(close) = line[i..].find("*/") {
-            let inner = &line[i + 2..i + close];
+        if let Some(len) = line[i + 2..].find("*/") {
+            let inner = &line[i + 2..i + 2 + len];
             if !inner.is_empty() && inner.bytes().all(|c| c.is_ascii_hexdigit()) {
-                i = skip_ws(i + close + 2);
+                i = skip_ws(i + 2 + len + 2);
             }
         }
     }
@@ -120,22 +120,25 @@ fn lone_hex(line: &str) -> Option<(usize, u64)> {
 /// Parses a listing (or single instruction lines).
 pub(super) fn parse(src: &str) -> Result<Program, Error> {
     let mut program = Program::new(Isa::Nvidia);
-    let crlf = src.contains("\r\n");
     let final_newline = src.ends_with('\n');
     let body = src.strip_suffix('\n').unwrap_or(src);
-    let lines: Vec<&str> = if body.is_empty() && !final_newline {
+    let mut lines: Vec<&str> = if body.is_empty() && !final_newline {
         Vec::new()
     } else {
-        body.split('\n')
-            .map(|l| {
-                if crlf {
-                    l.strip_suffix('\r').unwrap_or(l)
-                } else {
-                    l
-                }
-            })
-            .collect()
+        body.split('\n').collect()
     };
+    // CRLF only when every line terminator is `\r\n`; otherwise a `\r` stays in its line.
+    let terminated = if final_newline {
+        lines.len()
+    } else {
+        lines.len().saturating_sub(1)
+    };
+    let crlf = terminated > 0 && lines[..terminated].iter().all(|l| l.ends_with('\r'));
+    if crlf {
+        for l in &mut lines[..terminated] {
+            *l = &l[..l.len() - 1];
+        }
+    }
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
