@@ -32,6 +32,7 @@ impl Display for Reg {
             RegFile::DxImmConstantBuffer => write!(f, "icb[{}].{comp}", self.index),
             RegFile::DxOther(ty) => write!(f, "dx{ty}:{}.{comp}", self.index),
             RegFile::NvGpr => write!(f, "R{}", self.index),
+            RegFile::NvPred => write!(f, "P{}", self.index),
         }
     }
 }

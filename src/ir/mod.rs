@@ -160,6 +160,8 @@ pub enum RegFile {
     DxOther(u8),
     /// NVIDIA general register `R#` (0..254); `R255` is spelled `RZ` and reads as zero.
     NvGpr,
+    /// NVIDIA predicate register `P#` (0..6); the sparse-status destination of a texture op.
+    NvPred,
 }
 
 /// One register component.
@@ -322,6 +324,8 @@ pub enum Origin {
     Synthetic,
     /// Read from Intel vISA: exec size and mask, spelling and layout, parameter count.
     Visa(Box<crate::isa::visa::VisaExtras>),
+    /// Decoded from NVIDIA SASS: the form, phase and raw fields the IR does not model.
+    Nvidia(Box<crate::isa::nvidia::NvidiaExtras>),
 }
 
 /// A location in the input: byte offset for binaries, line and column for text.
@@ -389,6 +393,8 @@ pub struct Program {
     pub variables: IndexMap<String, Variable>,
     /// vISA program state: line endings, predicate declarations, checks (vISA input only).
     pub visa: Option<Box<crate::isa::visa::VisaProgram>>,
+    /// What an NVIDIA input was (listing, raw stream, cubin), for an exact round trip.
+    pub nvidia: Option<Box<crate::isa::nvidia::NvidiaContainer>>,
 }
 
 impl Program {
@@ -401,6 +407,7 @@ impl Program {
             samplers: IndexMap::new(),
             variables: IndexMap::new(),
             visa: None,
+            nvidia: None,
         }
     }
 

@@ -8,6 +8,7 @@
 //! - `looks_binary(&[u8]) -> bool`: whether an input is the ISA's binary form.
 
 pub mod visa;
+pub mod nvidia;
 
 use crate::error::{Error, Unsupported};
 use crate::ir::{Isa, Program};
@@ -32,6 +33,7 @@ fn not_built(isa: Isa) -> Error {
 pub fn parse_text(isa: Isa, src: &str) -> Result<Program, Error> {
     match isa {
         Isa::Visa => visa::parse_text(src),
+        Isa::Nvidia => nvidia::parse_text(src),
         _ => Err(not_built(isa)),
     }
 }
@@ -40,6 +42,7 @@ pub fn parse_text(isa: Isa, src: &str) -> Result<Program, Error> {
 pub fn print_text(isa: Isa, program: &Program) -> Result<String, Error> {
     match isa {
         Isa::Visa => visa::print_text(program),
+        Isa::Nvidia => nvidia::print_text(program),
         _ => Err(not_built(isa)),
     }
 }
@@ -48,6 +51,7 @@ pub fn print_text(isa: Isa, program: &Program) -> Result<String, Error> {
 pub fn decode_binary(isa: Isa, bytes: &[u8]) -> Result<Program, Error> {
     match isa {
         Isa::Visa => visa::decode_binary(bytes),
+        Isa::Nvidia => nvidia::decode_binary(bytes),
         _ => Err(not_built(isa)),
     }
 }
@@ -56,6 +60,7 @@ pub fn decode_binary(isa: Isa, bytes: &[u8]) -> Result<Program, Error> {
 pub fn encode_binary(isa: Isa, program: &Program) -> Result<Vec<u8>, Error> {
     match isa {
         Isa::Visa => visa::encode_binary(program),
+        Isa::Nvidia => nvidia::encode_binary(program),
         _ => Err(not_built(isa)),
     }
 }
@@ -64,6 +69,7 @@ pub fn encode_binary(isa: Isa, program: &Program) -> Result<Vec<u8>, Error> {
 pub fn decode_hex(isa: Isa, words: &[&str]) -> Result<Program, Error> {
     match isa {
         Isa::Visa => visa::decode_hex(words),
+        Isa::Nvidia => nvidia::decode_hex(words),
         _ => Err(not_built(isa)),
     }
 }
@@ -72,6 +78,7 @@ pub fn decode_hex(isa: Isa, words: &[&str]) -> Result<Program, Error> {
 pub fn print_hex(isa: Isa, program: &Program) -> Result<String, Error> {
     match isa {
         Isa::Visa => visa::print_hex(program),
+        Isa::Nvidia => nvidia::print_hex(program),
         _ => Err(not_built(isa)),
     }
 }
@@ -80,6 +87,7 @@ pub fn print_hex(isa: Isa, program: &Program) -> Result<String, Error> {
 pub fn looks_binary(isa: Isa, bytes: &[u8]) -> bool {
     match isa {
         Isa::Visa => visa::looks_binary(bytes),
+        Isa::Nvidia => nvidia::looks_binary(bytes),
         _ => std::str::from_utf8(bytes).is_err(),
     }
 }

@@ -1,0 +1,344 @@
+//! Raw instruction streams and cubins.
+//!
+//! A stream is little-endian 64-bit words in bundles of four, the scheduling control word
+//! first (research §7). A cubin is an ELF file whose `.text.<kernel>` sections are such
+//! streams; it is read with the `object` crate, and re-encoding rewrites only those
+//! sections' bytes in place. Non-texture words are kept as opaque 8-byte items.
+
+use object::{Object, ObjectSection};
+
+use super::control::{self, BUNDLE_WORDS, WORD_BYTES};
+use super::listing::hex_comment;
+use super::{decode_word, lift_inst, lower_inst, NvidiaContainer, TextSection};
+use crate::error::{DecodeError, Error, Unsupported};
+use crate::ir::{Isa, Item, Opaque, Program, Span, TexInstr};
+
+fn span_at(offset: usize) -> Span {
+    Span {
+        offset,
+        line: 0,
+        column: 0,
+    }
+}
+
+/// Decodes one instruction word at byte `offset` with its `phase`. `Ok(None)`: not a
+/// texture instruction.
+pub(super) fn decode_instruction(
+    word: u64,
+    offset: usize,
+    phase: u8,
+) -> Result<Option<TexInstr>, Error> {
+    let fail = |e: super::FieldError| {
+        Error::Decode(DecodeError {
+            offset,
+            reason: format!("word {word:#018x}: {e}"),
+        })
+    };
+    let Some(mut inst) = decode_word(word).map_err(fail)? else {
+        return Ok(None);
+    };
+    inst.phase = phase;
+    lift_inst(&inst, span_at(offset)).map(Some).map_err(fail)
+}
+
+fn opaque_word(word: u64, offset: usize) -> Item {
+    Item::Opaque(Opaque {
+        text: None,
+        bytes: word.to_le_bytes().to_vec(),
+        span: span_at(offset),
+    })
+}
+
+/// Decodes the words of one stream whose first byte is at file offset `base`.
+fn decode_stream(data: &[u8], base: usize, items: &mut Vec<Item>) -> Result<(), Error> {
+    let rem = data.len() % WORD_BYTES;
+    if rem != 0 {
+        return Err(DecodeError {
+            offset: base + data.len() - rem,
+            reason: format!("a stream holds whole 8-byte words; {rem} bytes are left over"),
+        }
+        .into());
+    }
+    let mut ctrl = (0u64, base);
+    for (i, chunk) in data.chunks_exact(WORD_BYTES).enumerate() {
+        let offset = base + i * WORD_BYTES;
+        let mut bytes = [0u8; WORD_BYTES];
+        bytes.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(bytes);
+        let slot = i % BUNDLE_WORDS;
+        if slot == 0 {
+            ctrl = (word, offset);
+            items.push(opaque_word(word, offset));
+            continue;
+        }
+        let phase = if decode_word(word).ok().flatten().is_some() {
+            control::phase_of(ctrl.0, slot).map_err(|e| DecodeError {
+                offset: ctrl.1,
+                reason: e.to_string(),
+            })?
+        } else {
+            0
+        };
+        items.push(match decode_instruction(word, offset, phase)? {
+            Some(t) => Item::Tex(Box::new(t)),
+            None => opaque_word(word, offset),
+        });
+    }
+    Ok(())
+}
+
+/// Decodes a cubin or a raw stream.
+pub(super) fn decode(bytes: &[u8]) -> Result<Program, Error> {
+    let mut program = Program::new(Isa::Nvidia);
+    if !bytes.starts_with(b"\x7fELF") {
+        decode_stream(bytes, 0, &mut program.items)?;
+        program.nvidia = Some(Box::new(NvidiaContainer::Stream));
+        return Ok(program);
+    }
+    let elf_error = |e: object::Error| DecodeError {
+        offset: 0,
+        reason: format!("not a readable ELF file: {e}"),
+    };
+    let file = object::File::parse(bytes).map_err(elf_error)?;
+    let mut sections = Vec::new();
+    for section in file.sections() {
+        let name = section.name().map_err(elf_error)?;
+        if !name.starts_with(".text.") {
+            continue;
+        }
+        let Some((offset, size)) = section.file_range() else {
+            continue;
+        };
+        let (offset, size) = (offset as usize, size as usize);
+        let data = section.data().map_err(elf_error)?;
+        decode_stream(data, offset, &mut program.items)?;
+        sections.push(TextSection {
+            name: name.to_string(),
+            offset,
+            size,
+        });
+    }
+    program.nvidia = Some(Box::new(NvidiaContainer::Cubin {
+        file: bytes.to_vec(),
+        sections,
+    }));
+    Ok(program)
+}
+
+/// One word of a program in stream order, and the phase of a texture instruction.
+struct Word {
+    value: u64,
+    phase: Option<u8>,
+}
+
+/// The words of a program that keeps its stream (stream, cubin, listing with encodings):
+/// texture instructions re-encoded, opaque words as read, encoding comments of listing lines.
+fn words(p: &Program) -> Result<Vec<Word>, Error> {
+    let mut out = Vec::new();
+    for item in &p.items {
+        match item {
+            Item::Tex(t) => {
+                let (inst, value) = lower_inst(t)?;
+                out.push(Word {
+                    value,
+                    phase: Some(inst.phase),
+                });
+            }
+            Item::Opaque(o) => {
+                if let Some(text) = &o.text {
+                    if let Some((_, value, _)) = hex_comment(text) {
+                        out.push(Word { value, phase: None });
+                    }
+                } else {
+                    let bytes: [u8; WORD_BYTES] =
+                        o.bytes.as_slice().try_into().map_err(|_| DecodeError {
+                            offset: o.span.offset,
+                            reason: format!(
+                                "an opaque item of {} bytes is not one word",
+                                o.bytes.len()
+                            ),
+                        })?;
+                    out.push(Word {
+                        value: u64::from_le_bytes(bytes),
+                        phase: None,
+                    });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Writes each texture instruction's phase into its bundle's control word. `segments` are
+/// the lengths (in words) of the streams the words form, each starting a bundle.
+fn patch_phases(words: &mut [Word], segments: &[usize]) -> Result<(), Error> {
+    let mut start = 0;
+    for &len in segments {
+        let end = (start + len).min(words.len());
+        for i in start..end {
+            let Some(phase) = words[i].phase else {
+                continue;
+            };
+            let slot = (i - start) % BUNDLE_WORDS;
+            if slot == 0 {
+                return Err(Error::Unsupported(Unsupported::new(
+                    "a texture instruction in a control-word slot",
+                    Isa::Nvidia,
+                    Isa::Nvidia,
+                    format!(
+                        "word {} of its stream is a bundle's control word",
+                        i - start
+                    ),
+                )));
+            }
+            let c = i - slot;
+            words[c].value = control::with_phase(words[c].value, slot, phase);
+        }
+        start = end;
+    }
+    Ok(())
+}
+
+/// The words of a program with no stream of its own (single instructions): bundles of three
+/// instructions behind a control word texlate builds, padded with NOPs.
+fn bundle(p: &Program) -> Result<Vec<u64>, Error> {
+    let mut insts: Vec<(u64, u8)> = Vec::new();
+    for item in &p.items {
+        match item {
+            Item::Tex(t) => {
+                let (inst, word) = lower_inst(t)?;
+                insts.push((word, inst.phase));
+            }
+            Item::Opaque(o) => {
+                if let Some(text) = &o.text {
+                    if super::listing::is_instruction_line(text) {
+                        return Err(Error::Unsupported(Unsupported::new(
+                            format!("the non-texture instruction `{}`", text.trim()),
+                            Isa::Nvidia,
+                            Isa::Nvidia,
+                            "texlate encodes only texture instructions from text; give the listing with encodings (nvdisasm -hex)",
+                        )));
+                    }
+                } else {
+                    let mut b = [0u8; WORD_BYTES];
+                    if o.bytes.len() == WORD_BYTES {
+                        b.copy_from_slice(&o.bytes);
+                    }
+                    insts.push((u64::from_le_bytes(b), 0));
+                }
+            }
+        }
+    }
+    let nop = super::table::table().control.nop;
+    let mut out = Vec::new();
+    for chunk in insts.chunks(BUNDLE_WORDS - 1) {
+        let mut phases = [0u8; 3];
+        let mut slots = [nop; 3];
+        for (k, (w, ph)) in chunk.iter().enumerate() {
+            slots[k] = *w;
+            phases[k] = *ph;
+        }
+        out.push(control::default_control(phases));
+        out.extend(slots);
+    }
+    Ok(out)
+}
+
+fn has_words(p: &Program) -> bool {
+    match p.nvidia.as_deref() {
+        Some(NvidiaContainer::Stream | NvidiaContainer::Cubin { .. }) => true,
+        Some(NvidiaContainer::Listing { .. }) => p.items.iter().any(|i| match i {
+            Item::Opaque(o) => o.text.as_deref().and_then(hex_comment).is_some(),
+            Item::Tex(t) => super::extras_of(t)
+                .and_then(|x| x.listing.as_ref())
+                .is_some_and(|l| l.hex_column.is_some() || l.hex_next_line.is_some()),
+        }),
+        None => false,
+    }
+}
+
+fn segments(p: &Program, total: usize) -> Vec<usize> {
+    match p.nvidia.as_deref() {
+        Some(NvidiaContainer::Cubin { sections, .. }) => {
+            sections.iter().map(|s| s.size / WORD_BYTES).collect()
+        }
+        _ => vec![total],
+    }
+}
+
+/// All words of the program in stream order, phases written into the control words.
+fn stream(p: &Program) -> Result<Vec<u64>, Error> {
+    if !has_words(p) {
+        return bundle(p);
+    }
+    let mut w = words(p)?;
+    let segs = segments(p, w.len());
+    patch_phases(&mut w, &segs)?;
+    Ok(w.into_iter().map(|w| w.value).collect())
+}
+
+/// Encodes a program (see the module doc).
+pub(super) fn encode(p: &Program) -> Result<Vec<u8>, Error> {
+    let words = stream(p)?;
+    if let Some(NvidiaContainer::Cubin { file, sections }) = p.nvidia.as_deref() {
+        let want: usize = sections.iter().map(|s| s.size / WORD_BYTES).sum();
+        if want != words.len() {
+            return Err(Error::Unsupported(Unsupported::new(
+                format!("{} words for {want} words of .text sections", words.len()),
+                Isa::Nvidia,
+                Isa::Nvidia,
+                "a cubin is rewritten in place: its instruction count cannot change",
+            )));
+        }
+        let mut out = file.clone();
+        let mut it = words.iter();
+        for s in sections {
+            let dst = out
+                .get_mut(s.offset..s.offset + s.size)
+                .ok_or_else(|| DecodeError {
+                    offset: s.offset,
+                    reason: format!("section {} lies past the end of the file", s.name),
+                })?;
+            for chunk in dst.chunks_exact_mut(WORD_BYTES) {
+                if let Some(w) = it.next() {
+                    chunk.copy_from_slice(&w.to_le_bytes());
+                }
+            }
+        }
+        return Ok(out);
+    }
+    Ok(words.iter().flat_map(|w| w.to_le_bytes()).collect())
+}
+
+/// The instruction words (control words left out), for `--hex`.
+pub(super) fn instruction_words(p: &Program) -> Result<Vec<u64>, Error> {
+    if !has_words(p) {
+        let mut out = Vec::new();
+        for item in &p.items {
+            match item {
+                Item::Tex(t) => out.push(lower_inst(t)?.1),
+                Item::Opaque(o) if o.text.is_none() && o.bytes.len() == WORD_BYTES => {
+                    let mut b = [0u8; WORD_BYTES];
+                    b.copy_from_slice(&o.bytes);
+                    out.push(u64::from_le_bytes(b));
+                }
+                Item::Opaque(_) => {}
+            }
+        }
+        return Ok(out);
+    }
+    let w = words(p)?;
+    let segs = segments(p, w.len());
+    let mut out = Vec::new();
+    let mut start = 0;
+    for len in segs {
+        let end = (start + len).min(w.len());
+        out.extend(
+            (start..end)
+                .filter(|i| (i - start) % BUNDLE_WORDS != 0)
+                .map(|i| w[i].value),
+        );
+        start = end;
+    }
+    Ok(out)
+}

@@ -1,0 +1,52 @@
+//! The scheduling control word: word 0 of each 32-byte bundle, one 21-bit field per
+//! instruction slot 1..3. texlate reads and writes only the texture phase in it (bits 17..18
+//! of the slot's field, research §6); everything else is carried unchanged.
+
+use super::inst::FieldError;
+use super::table::table;
+
+/// Bytes per instruction word, and words per bundle (control word first).
+pub const WORD_BYTES: usize = 8;
+pub const BUNDLE_WORDS: usize = 4;
+
+/// The 21-bit field of `slot` (1..=3) in `ctrl`.
+pub fn slot_field(ctrl: u64, slot: usize) -> u64 {
+    let w = table().control.slot_width;
+    let shift = w * (slot.saturating_sub(1) as u32);
+    (ctrl >> shift) & ((1u64 << w) - 1)
+}
+
+/// The phase of `slot` in `ctrl`: 0 none, 1 `.T`, 2 `.P`; 3 is reserved (nvdisasm
+/// prints `INVALIDPHASE3`).
+pub fn phase_of(ctrl: u64, slot: usize) -> Result<u8, FieldError> {
+    let c = &table().control;
+    let phase = c.phase.get(slot_field(ctrl, slot)) as u8;
+    if c.phase_names.contains_key(&phase) {
+        Ok(phase)
+    } else {
+        Err(FieldError {
+            field: "phase",
+            reason: format!("control word {ctrl:#018x} slot {slot}: phase {phase} is reserved"),
+        })
+    }
+}
+
+/// `ctrl` with the phase of `slot` set to `phase`.
+pub fn with_phase(ctrl: u64, slot: usize, phase: u8) -> u64 {
+    let c = &table().control;
+    let shift = c.slot_width * (slot.saturating_sub(1) as u32);
+    let mut field = slot_field(ctrl, slot);
+    c.phase.put(&mut field, phase.into());
+    let slot_mask = ((1u64 << c.slot_width) - 1) << shift;
+    (ctrl & !slot_mask) | (field << shift)
+}
+
+/// A control word for a bundle texlate builds: the default field in each slot, with the
+/// phases given.
+pub fn default_control(phases: [u8; 3]) -> u64 {
+    let c = &table().control;
+    (1..=3).fold(0, |ctrl, slot| {
+        let shift = c.slot_width * (slot as u32 - 1);
+        with_phase(ctrl | (c.default_field << shift), slot, phases[slot - 1])
+    })
+}

@@ -1,0 +1,487 @@
+//! The exact ISA-level form of one texture instruction, and its 64-bit word.
+//!
+//! [`NvInst`] holds every field of the word by meaning (registers, modifiers, codes) plus the
+//! bits nvdisasm shows no use for, so `decode_word` and `encode_word` are inverse on every
+//! word that decodes. Bit ranges and value spellings come from `mappings/nvidia.toml`.
+
+use super::table::{code_of, table, FieldName, Form, OpClass};
+
+/// `RZ`: register 255 reads as zero (research §6).
+pub const RZ: u8 = 255;
+
+/// Offset modes, as codes of the `offset_mode` table.
+pub const OFFSET_NONE: u8 = 0;
+pub const OFFSET_AOFFI: u8 = 1;
+pub const OFFSET_PTP: u8 = 2;
+
+/// One texture instruction, field by field.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NvInst {
+    pub op: OpClass,
+    /// `.B`: the handle comes from a register, not from `tid`.
+    pub bindless: bool,
+    /// Guard predicate field: bits 2..0 the predicate (7 = PT), bit 3 negates.
+    pub guard: u8,
+    /// Sparse-status predicate destination (SM60+); `sparse_none` (7) = absent.
+    pub sparse: u8,
+    pub rd: u8,
+    /// Second destination of TEXS/TLDS/TLD4S.
+    pub rd1: u8,
+    pub ra: u8,
+    pub rb: u8,
+    /// Texture/sampler index (bound forms).
+    pub tid: u16,
+    /// Dimension code (`dim` table); TLD4S is always 2D, TXQ has none (0).
+    pub dim: u8,
+    /// RGBA write mask. Short forms: the components selected by the component code.
+    pub mask: u8,
+    /// LOD mode as a code of the `lod` table (0 none, 1 LZ, 2 LB, 3 LL, 6 LBA, 7 LLA).
+    pub lod: u8,
+    /// Offset mode (`offset_mode` table: none, AOFFI, PTP).
+    pub offset: u8,
+    pub dc: bool,
+    pub ms: bool,
+    pub cl: bool,
+    pub lc: bool,
+    pub ndv: bool,
+    pub nodep: bool,
+    /// Gather component (TLD4/TLD4S): 0 R .. 3 A.
+    pub comp: u8,
+    /// TXQ query code.
+    pub query: u8,
+    /// Phase from the bundle's control word: 0 none, 1 `.T`, 2 `.P`.
+    pub phase: u8,
+    /// Bits in no field, kept so the word re-encodes exactly.
+    pub raw: u64,
+}
+
+impl NvInst {
+    /// An instruction of `op` with every optional part absent.
+    pub fn new(op: OpClass, bindless: bool) -> NvInst {
+        let t = table();
+        NvInst {
+            op,
+            bindless,
+            guard: t.guard_true,
+            sparse: t.sparse_none,
+            rd: RZ,
+            rd1: RZ,
+            ra: RZ,
+            rb: RZ,
+            tid: 0,
+            dim: if op == OpClass::TLD4S {
+                t.dim_code("2D").unwrap_or(0)
+            } else {
+                0
+            },
+            mask: if op == OpClass::TLD4S { 0xf } else { 0 },
+            lod: 0,
+            offset: OFFSET_NONE,
+            dc: false,
+            ms: false,
+            cl: false,
+            lc: false,
+            ndv: false,
+            nodep: false,
+            comp: 0,
+            query: 0,
+            phase: 0,
+            raw: 0,
+        }
+    }
+
+    /// The form this instruction encodes as.
+    pub fn form(&self) -> Option<&'static Form> {
+        table().form(self.op, self.bindless)
+    }
+
+    /// Whether the instruction has a dimension operand.
+    pub fn has_dim(&self) -> bool {
+        !matches!(self.op, OpClass::TXQ | OpClass::TLD4S)
+    }
+}
+
+/// Why a word does not decode, or an instruction does not encode: the field and the reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldError {
+    pub field: &'static str,
+    pub reason: String,
+}
+
+impl FieldError {
+    fn new(field: &'static str, reason: impl Into<String>) -> Self {
+        FieldError {
+            field,
+            reason: reason.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for FieldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "field {}: {}", self.field, self.reason)
+    }
+}
+
+/// The name of a field in messages.
+pub fn field_label(name: FieldName) -> &'static str {
+    match name {
+        FieldName::Rd => "Rd",
+        FieldName::Ra => "Ra",
+        FieldName::Rb => "Rb",
+        FieldName::Rd1 => "Rd1",
+        FieldName::Guard => "guard predicate",
+        FieldName::Dim => "dimension",
+        FieldName::Wmask => "write mask",
+        FieldName::Ndv => ".NDV",
+        FieldName::Tid => "tid",
+        FieldName::Nodep => ".NODEP",
+        FieldName::Dc => ".DC",
+        FieldName::Sparse => "sparse predicate",
+        FieldName::Aoffi => ".AOFFI",
+        FieldName::Lod => "LOD mode",
+        FieldName::TldLod => "LOD mode",
+        FieldName::Lc => ".LC",
+        FieldName::Ms => ".MS",
+        FieldName::Cl => ".CL",
+        FieldName::OffsetMode => "offset mode",
+        FieldName::Comp => "gather component",
+        FieldName::Comps => "component code",
+        FieldName::Target => "target",
+        FieldName::Query => "query",
+    }
+}
+
+/// The RGBA mask a component spelling (`RGA`) stands for.
+pub fn comps_mask(spelling: &str) -> u8 {
+    spelling.chars().fold(0, |m, c| match c {
+        'R' => m | 1,
+        'G' => m | 2,
+        'B' => m | 4,
+        'A' => m | 8,
+        _ => m,
+    })
+}
+
+/// Whether a TXQ query code decodes (named, or an even code nvdisasm prints as a number).
+pub fn query_valid(code: u8) -> bool {
+    let t = table();
+    let [lo, hi] = t.query_numeric;
+    t.query.contains_key(&code) || (code % 2 == 0 && (lo..=hi).contains(&code))
+}
+
+/// Decodes one word. `Ok(None)`: not a texture instruction.
+pub fn decode_word(word: u64) -> Result<Option<NvInst>, FieldError> {
+    let Some(form) = table().form_of(word) else {
+        return Ok(None);
+    };
+    decode_form(form, word).map(Some)
+}
+
+fn decode_form(form: &Form, word: u64) -> Result<NvInst, FieldError> {
+    let t = table();
+    if word & form.reserved != 0 {
+        return Err(FieldError::new(
+            "reserved",
+            format!(
+                "bits {:#018x} must be zero in {}",
+                word & form.reserved,
+                form.op.mnemonic()
+            ),
+        ));
+    }
+    let mut inst = NvInst::new(form.op, form.bindless);
+    inst.raw = word & form.free_bits();
+    let mut comps = None;
+    for f in &form.fields {
+        let v = f.get(word);
+        let label = field_label(f.name);
+        let lookup = |table: &super::table::ValueTable| {
+            table
+                .get(&(v as u8))
+                .cloned()
+                .ok_or_else(|| FieldError::new(label, format!("value {v} is reserved")))
+        };
+        match f.name {
+            FieldName::Rd => inst.rd = v as u8,
+            FieldName::Ra => inst.ra = v as u8,
+            FieldName::Rb => inst.rb = v as u8,
+            FieldName::Rd1 => inst.rd1 = v as u8,
+            FieldName::Guard => inst.guard = v as u8,
+            FieldName::Dim => inst.dim = v as u8,
+            FieldName::Wmask => inst.mask = v as u8,
+            FieldName::Ndv => inst.ndv = v != 0,
+            FieldName::Tid => inst.tid = v as u16,
+            FieldName::Nodep => inst.nodep = v != 0,
+            FieldName::Dc => inst.dc = v != 0,
+            FieldName::Sparse => inst.sparse = v as u8,
+            FieldName::Aoffi => inst.offset = if v != 0 { OFFSET_AOFFI } else { OFFSET_NONE },
+            FieldName::Lod => {
+                lookup(&t.lod)?;
+                inst.lod = v as u8;
+            }
+            FieldName::TldLod => inst.lod = lod_code(&lookup(&t.tld_lod)?),
+            FieldName::Lc => inst.lc = v != 0,
+            FieldName::Ms => inst.ms = v != 0,
+            FieldName::Cl => inst.cl = v != 0,
+            FieldName::OffsetMode => {
+                lookup(&t.offset_mode)?;
+                inst.offset = v as u8;
+            }
+            FieldName::Comp => inst.comp = v as u8,
+            FieldName::Comps => comps = Some(v as u8),
+            FieldName::Target => {
+                let target = t
+                    .short_targets(form.op)
+                    .iter()
+                    .find(|s| u64::from(s.code) == v)
+                    .ok_or_else(|| FieldError::new(label, format!("value {v} is reserved")))?;
+                inst.lod = lod_code(&target.lod);
+                inst.dim = t.dim_code(&target.dim).unwrap_or(0);
+                inst.dc = target.dc;
+                inst.ms = target.ms;
+                inst.offset = if target.aoffi {
+                    OFFSET_AOFFI
+                } else {
+                    OFFSET_NONE
+                };
+            }
+            FieldName::Query => {
+                if !query_valid(v as u8) {
+                    return Err(FieldError::new(label, format!("value {v:#x} is reserved")));
+                }
+                inst.query = v as u8;
+            }
+        }
+    }
+    if let Some(code) = comps {
+        let names = if inst.rd1 == RZ {
+            &t.comps_pair
+        } else {
+            &t.comps_quad
+        };
+        let spelling = names.get(&code).ok_or_else(|| {
+            FieldError::new(
+                "component code",
+                format!("value {code} is reserved when Rd1 is a register"),
+            )
+        })?;
+        inst.mask = comps_mask(spelling);
+    }
+    Ok(inst)
+}
+
+/// The `lod` table code of a LOD spelling (`""`, `LZ`, ...).
+pub fn lod_code(spelling: &str) -> u8 {
+    code_of(&table().lod, spelling).unwrap_or(0)
+}
+
+/// The spelling of a `lod` table code.
+pub fn lod_spelling(code: u8) -> &'static str {
+    table().lod.get(&code).map_or("", String::as_str)
+}
+
+/// The component code of a short form's mask, given whether Rd1 is RZ.
+pub fn comps_code(mask: u8, rd1_is_rz: bool) -> Option<u8> {
+    let t = table();
+    let names = if rd1_is_rz {
+        &t.comps_pair
+    } else {
+        &t.comps_quad
+    };
+    names
+        .iter()
+        .find(|(_, s)| comps_mask(s) == mask)
+        .map(|(k, _)| *k)
+}
+
+/// The short-form target code for the instruction's LOD mode, dimension and flags.
+fn target_code(inst: &NvInst) -> Option<u8> {
+    let t = table();
+    let lod = lod_spelling(inst.lod);
+    let dim = t.dims.get(inst.dim as usize)?;
+    t.short_targets(inst.op)
+        .iter()
+        .find(|s| {
+            s.lod == lod
+                && &s.dim == dim
+                && s.dc == inst.dc
+                && s.ms == inst.ms
+                && s.aoffi == (inst.offset == OFFSET_AOFFI)
+        })
+        .map(|s| s.code)
+}
+
+/// Encodes an instruction. Fails, naming the field, when the instruction has a part its
+/// form cannot hold (e.g. `.NDV` on TLD) or a value out of range.
+pub fn encode_word(inst: &NvInst) -> Result<u64, FieldError> {
+    let t = table();
+    let form = inst.form().ok_or_else(|| {
+        FieldError::new(".B", format!("{} has no bindless form", inst.op.mnemonic()))
+    })?;
+    let has = |n: FieldName| form.field(n).is_some();
+    let short_target = has(FieldName::Target);
+    let refuse = |what: &'static str| {
+        Err(FieldError::new(
+            what,
+            format!(
+                "{}{} has no {what}",
+                inst.op.mnemonic(),
+                if inst.bindless { ".B" } else { "" }
+            ),
+        ))
+    };
+    // Parts the form must be able to hold.
+    if inst.ndv && !has(FieldName::Ndv) {
+        return refuse(".NDV");
+    }
+    if inst.cl && !has(FieldName::Cl) {
+        return refuse(".CL");
+    }
+    if inst.lc && !has(FieldName::Lc) {
+        return refuse(".LC");
+    }
+    if inst.dc && !has(FieldName::Dc) && !short_target {
+        return refuse(".DC");
+    }
+    if inst.ms && !has(FieldName::Ms) && !short_target {
+        return refuse(".MS");
+    }
+    if inst.offset == OFFSET_PTP && !has(FieldName::OffsetMode) {
+        return refuse(".PTP");
+    }
+    if inst.offset == OFFSET_AOFFI
+        && !has(FieldName::Aoffi)
+        && !has(FieldName::OffsetMode)
+        && !short_target
+    {
+        return refuse(".AOFFI");
+    }
+    if inst.lod != 0 && !has(FieldName::Lod) && !has(FieldName::TldLod) && !short_target {
+        return refuse("LOD mode");
+    }
+    if inst.sparse != t.sparse_none && !has(FieldName::Sparse) {
+        return refuse("sparse predicate");
+    }
+    if inst.comp != 0 && !has(FieldName::Comp) {
+        return refuse("gather component");
+    }
+    if inst.query != 0 && !has(FieldName::Query) {
+        return refuse("query");
+    }
+    if inst.tid != 0 && !has(FieldName::Tid) {
+        return refuse("tid");
+    }
+    if inst.rb != RZ && !has(FieldName::Rb) {
+        return refuse("Rb");
+    }
+    if inst.rd1 != RZ && !has(FieldName::Rd1) {
+        return refuse("Rd1");
+    }
+    if inst.op == OpClass::TLD4S && (inst.mask != 0xf || Some(inst.dim) != t.dim_code("2D")) {
+        return Err(FieldError::new(
+            "write mask",
+            "TLD4S always writes four components of a 2D gather",
+        ));
+    }
+    if inst.raw & !form.free_bits() != 0 {
+        return Err(FieldError::new(
+            "raw",
+            format!(
+                "bits {:#018x} belong to fields of {}",
+                inst.raw & !form.free_bits(),
+                inst.op.mnemonic()
+            ),
+        ));
+    }
+    let mut word = form.value | inst.raw;
+    for f in &form.fields {
+        let label = field_label(f.name);
+        let value: u64 = match f.name {
+            FieldName::Rd => inst.rd.into(),
+            FieldName::Ra => inst.ra.into(),
+            FieldName::Rb => inst.rb.into(),
+            FieldName::Rd1 => inst.rd1.into(),
+            FieldName::Guard => inst.guard.into(),
+            FieldName::Dim => inst.dim.into(),
+            FieldName::Wmask => inst.mask.into(),
+            FieldName::Ndv => inst.ndv.into(),
+            FieldName::Tid => inst.tid.into(),
+            FieldName::Nodep => inst.nodep.into(),
+            FieldName::Dc => inst.dc.into(),
+            FieldName::Sparse => inst.sparse.into(),
+            FieldName::Aoffi => match inst.offset {
+                OFFSET_NONE => 0,
+                OFFSET_AOFFI => 1,
+                _ => return refuse(".PTP"),
+            },
+            FieldName::Lod => {
+                if !t.lod.contains_key(&inst.lod) {
+                    return Err(FieldError::new(
+                        label,
+                        format!("code {} is reserved", inst.lod),
+                    ));
+                }
+                inst.lod.into()
+            }
+            FieldName::TldLod => code_of(&t.tld_lod, lod_spelling(inst.lod))
+                .ok_or_else(|| {
+                    FieldError::new(
+                        label,
+                        format!("TLD has no LOD mode `{}`", lod_spelling(inst.lod)),
+                    )
+                })?
+                .into(),
+            FieldName::Lc => inst.lc.into(),
+            FieldName::Ms => inst.ms.into(),
+            FieldName::Cl => inst.cl.into(),
+            FieldName::OffsetMode => {
+                if !t.offset_mode.contains_key(&inst.offset) {
+                    return Err(FieldError::new(label, "reserved offset mode"));
+                }
+                inst.offset.into()
+            }
+            FieldName::Comp => inst.comp.into(),
+            FieldName::Comps => comps_code(inst.mask, inst.rd1 == RZ)
+                .ok_or_else(|| {
+                    FieldError::new(
+                        label,
+                        format!(
+                            "no component code for mask {:#x} with Rd1 {}",
+                            inst.mask,
+                            if inst.rd1 == RZ { "RZ" } else { "a register" }
+                        ),
+                    )
+                })?
+                .into(),
+            FieldName::Target => target_code(inst)
+                .ok_or_else(|| {
+                    FieldError::new(
+                        label,
+                        format!(
+                            "{} has no target for this LOD mode, dimension and flags",
+                            inst.op.mnemonic()
+                        ),
+                    )
+                })?
+                .into(),
+            FieldName::Query => {
+                if !query_valid(inst.query) {
+                    return Err(FieldError::new(
+                        label,
+                        format!("query code {:#x} is reserved", inst.query),
+                    ));
+                }
+                inst.query.into()
+            }
+        };
+        if !f.fits(value) {
+            return Err(FieldError::new(
+                label,
+                format!("value {value:#x} does not fit {} bits", f.width),
+            ));
+        }
+        f.put(&mut word, value);
+    }
+    Ok(word)
+}

@@ -1,0 +1,213 @@
+//! Lift: one decoded instruction ([`NvInst`]) into the shared IR ([`TexInstr`]).
+//!
+//! Ra/Rb vectors become named operands (coordinates, array index, LOD/bias, offsets,
+//! depth reference, handle, sample index) by the slot orders of [`super::packing`]; the
+//! destination becomes one scalar per written channel. Registers: `R#` is
+//! `Scalar::Reg(NvGpr #)`; `RZ` is [`Scalar::Zero`] (a vector based at RZ reads zeros). What
+//! the IR does not model goes into [`NvidiaExtras`].
+
+use super::inst::{lod_spelling, FieldError, NvInst, OFFSET_AOFFI, OFFSET_PTP, RZ};
+use super::packing::{coord_count, dim_name, dst_layout, is_arrayed, params, Param};
+use super::table::{table, OpClass};
+use super::NvidiaExtras;
+use crate::ir::{
+    Dim, Dimension, Flags, Lod, Offset, Origin, Pred, Reg, RegFile, ResRef, Scalar, ScalarType,
+    TexInstr, TexOp,
+};
+
+/// The register `R<index>` or, for RZ, zero.
+pub fn gpr(index: u16) -> Scalar {
+    if index >= u16::from(RZ) {
+        Scalar::Zero
+    } else {
+        Scalar::Reg(Reg {
+            file: RegFile::NvGpr,
+            index: index.into(),
+            sub: 0,
+        })
+    }
+}
+
+/// Register `i` of the vector based at `base`. A vector based at RZ reads zeros; one that
+/// runs past R254 is an error naming the operand.
+fn vector_elem(base: u8, i: u8, operand: &'static str) -> Result<Scalar, FieldError> {
+    if base == RZ {
+        return Ok(Scalar::Zero);
+    }
+    let index = u16::from(base) + u16::from(i);
+    if index >= u16::from(RZ) {
+        return Err(FieldError {
+            field: operand,
+            reason: format!("the vector R{base}.. needs R{index}, past R254"),
+        });
+    }
+    Ok(gpr(index))
+}
+
+fn vector(base: u8, n: usize, operand: &'static str) -> Result<Vec<Scalar>, FieldError> {
+    if n > 4 {
+        return Err(FieldError {
+            field: operand,
+            reason: format!("{n} parameters do not fit one vector of at most 4 registers"),
+        });
+    }
+    (0..n as u8)
+        .map(|i| vector_elem(base, i, operand))
+        .collect()
+}
+
+/// The IR operation of an instruction.
+pub fn tex_op(inst: &NvInst) -> TexOp {
+    match inst.op {
+        OpClass::TEX | OpClass::TEXS | OpClass::TXD => TexOp::Sample,
+        OpClass::TLD | OpClass::TLDS => TexOp::Fetch,
+        OpClass::TLD4 | OpClass::TLD4S => TexOp::Gather {
+            component: inst.comp,
+        },
+        OpClass::TMML => TexOp::QueryLod,
+        OpClass::TXQ
+            if table().query.get(&inst.query).map(String::as_str)
+                == Some("TEX_HEADER_DIMENSION") =>
+        {
+            TexOp::QuerySize
+        }
+        OpClass::TXQ => TexOp::QueryOther { code: inst.query },
+    }
+}
+
+/// The IR dimension of a dimension code.
+pub fn dimension(code: u8, ms: bool) -> Dimension {
+    let name = dim_name(code);
+    let dim = if name.ends_with("1D") {
+        Dim::D1
+    } else if name.ends_with("2D") {
+        Dim::D2
+    } else if name.ends_with("3D") {
+        Dim::D3
+    } else {
+        Dim::Cube
+    };
+    Dimension::Known {
+        dim,
+        arrayed: is_arrayed(code),
+        multisampled: ms,
+    }
+}
+
+/// Lifts `inst`. `extras` carries what the caller already knows (listing layout, span).
+pub fn lift(inst: &NvInst, mut extras: NvidiaExtras) -> Result<TexInstr, FieldError> {
+    let t = table();
+    let (ra_params, rb_params) = params(inst).ok_or_else(|| FieldError {
+        field: "target",
+        reason: "no short-form target for this LOD mode, dimension and flags".into(),
+    })?;
+    let ra = vector(inst.ra, ra_params.len(), "Ra")?;
+    let rb = vector(inst.rb, rb_params.len(), "Rb")?;
+    extras.spare_ra = (ra_params.is_empty() && inst.ra != RZ).then_some(inst.ra);
+    extras.spare_rb = (rb_params.is_empty() && inst.rb != RZ).then_some(inst.rb);
+    let value = |p: Param| {
+        ra_params
+            .iter()
+            .zip(&ra)
+            .chain(rb_params.iter().zip(&rb))
+            .find(|(q, _)| **q == p)
+            .map(|(_, s)| *s)
+    };
+    let texture = match value(Param::Handle) {
+        Some(h) => ResRef::Handle(h),
+        None => ResRef::Binding(inst.tid.into()),
+    };
+    let mut ti = TexInstr::new(tex_op(inst), texture, Origin::Synthetic);
+    ti.dim = if inst.op == OpClass::TXQ {
+        Dimension::Deferred
+    } else {
+        dimension(inst.dim, inst.ms)
+    };
+    let arrayed = is_arrayed(inst.dim);
+    let lod_reg = value(Param::Lod).unwrap_or(Scalar::Zero);
+    ti.lod = match (inst.op, lod_spelling(inst.lod)) {
+        (OpClass::TXD, _) => {
+            let n = coord_count(inst.dim);
+            let grads = |f: fn(u8) -> Param| (0..n).filter_map(|i| value(f(i))).collect();
+            Lod::Grad {
+                dx: grads(Param::GradDx),
+                dy: grads(Param::GradDy),
+            }
+        }
+        (OpClass::TXQ, _) => Lod::Level(lod_reg),
+        (_, "LZ") => Lod::Zero,
+        (_, "LB" | "LBA") => Lod::Bias(lod_reg),
+        (_, "LL" | "LLA") => Lod::Level(lod_reg),
+        _ => Lod::Implicit,
+    };
+    extras.lod_averaged = matches!(lod_spelling(inst.lod), "LBA" | "LLA");
+    ti.coord = (0..3).filter_map(|i| value(Param::Coord(i))).collect();
+    let array_reg = value(Param::Array).or(value(Param::ArrayOffset));
+    if arrayed {
+        ti.array_index = array_reg;
+    }
+    if inst.lc {
+        ti.min_lod = value(Param::Array);
+    }
+    ti.depth_ref = value(Param::DepthRef);
+    ti.sample_index = value(Param::Sample);
+    ti.offset = match inst.offset {
+        OFFSET_AOFFI => Offset::Packed(
+            value(Param::Offset(0))
+                .or(value(Param::ArrayOffset))
+                .unwrap_or(Scalar::Zero),
+        ),
+        OFFSET_PTP => Offset::PerTexel(
+            [Param::Offset(0), Param::Offset(1)]
+                .into_iter()
+                .filter_map(value)
+                .collect(),
+        ),
+        _ => Offset::None,
+    };
+    // Destinations.
+    for (channel, in_rd1, i) in dst_layout(inst) {
+        let (base, operand) = if in_rd1 {
+            (inst.rd1, "Rd1")
+        } else {
+            (inst.rd, "Rd")
+        };
+        ti.dst[channel] = Some(vector_elem(base, i, operand)?);
+    }
+    if inst.op == OpClass::TMML {
+        // TMML returns (unclamped, clamped); the IR's QueryLod is (clamped, unclamped).
+        ti.dst.swap(0, 1);
+    }
+    extras.spare_rd = (inst.mask == 0 && inst.rd != RZ).then_some(inst.rd);
+    if inst.sparse != t.sparse_none {
+        ti.flags.residency = true;
+        ti.status_dst = Some(Scalar::Reg(Reg {
+            file: RegFile::NvPred,
+            index: inst.sparse.into(),
+            sub: 0,
+        }));
+    }
+    if inst.guard != t.guard_true {
+        ti.pred = Some(Pred {
+            index: u16::from(inst.guard & 7),
+            negate: inst.guard & 8 != 0,
+        });
+    }
+    ti.flags = Flags {
+        ndv: inst.ndv,
+        nodep: inst.nodep,
+        ..ti.flags
+    };
+    ti.coord_type = Some(match ti.op {
+        TexOp::Fetch | TexOp::QuerySize | TexOp::QueryOther { .. } => ScalarType::I32,
+        _ => ScalarType::F32,
+    });
+    extras.op = inst.op;
+    extras.bindless = inst.bindless;
+    extras.cl = inst.cl;
+    extras.query = inst.query;
+    extras.phase = inst.phase;
+    extras.raw = inst.raw;
+    ti.origin = Origin::Nvidia(Box::new(extras));
+    Ok(ti)
+}

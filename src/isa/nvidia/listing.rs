@@ -1,0 +1,408 @@
+//! Whole listings as nvdisasm and cuobjdump print them (research §6): headers, sections,
+//! labels and non-texture instructions are kept as opaque lines; texture instruction lines
+//! (`        /*0018*/                   TEXS.P R6, … ;   /* 0xd83006e060470404 */`, with a
+//! dual-issue `{`/`}` and the encoding of a `}` line on the next line) become IR
+//! instructions that print back with the same layout. A line of a single instruction
+//! (`TEXS.P R6, R4, R4, R5, 0x6e, 2D, RGBA`) is a listing of one line.
+//!
+//! Printing re-encodes each texture instruction into its encoding comment and writes its
+//! phase into the encoding comment of its bundle's control word, so an edited listing stays
+//! consistent.
+
+use super::control::{self, BUNDLE_WORDS};
+use super::text::{is_texture_text, parse_inst, print_inst};
+use super::{decode_word, extras_of, lift, lower_inst, ListingLine, NvidiaContainer, NvidiaExtras};
+use crate::error::{Error, ParseError};
+use crate::ir::{Isa, Item, Opaque, Program, Span};
+
+/// An encoding comment `/* 0x<16 hex> */` on a line: its byte column, the word, and the
+/// byte offset just past it.
+pub(super) fn hex_comment(line: &str) -> Option<(usize, u64, usize)> {
+    let col = line.find("/* 0x")?;
+    let digits = line.get(col + 5..col + 21)?;
+    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) || line.get(col + 21..col + 24)? != " */" {
+        return None;
+    }
+    Some((col, u64::from_str_radix(digits, 16).ok()?, col + 24))
+}
+
+/// The end of a line's lead: indentation, an address `/*0018*/` and a dual-issue `{`.
+fn lead_end(line: &str) -> usize {
+    let b = line.as_bytes();
+    let skip_ws = |mut i: usize| {
+        while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
+            i += 1;
+        }
+        i
+    };
+    let mut i = skip_ws(0);
+    if line[i..].starts_with("/*") && !line[i..].starts_with("/* 0x") {
+        if let Some(len) = line[i + 2..].find("*/") {
+            let inner = &line[i + 2..i + 2 + len];
+            if !inner.is_empty() && inner.bytes().all(|c| c.is_ascii_hexdigit()) {
+                i = skip_ws(i + 2 + len + 2);
+            }
+        }
+    }
+    if line[i..].starts_with('{') {
+        i = skip_ws(i + 1);
+    }
+    i
+}
+
+/// Whether an opaque line holds an instruction (an address `/*0018*/` before text).
+pub(super) fn is_instruction_line(line: &str) -> bool {
+    let lead = lead_end(line);
+    let trimmed = line.trim_start();
+    lead > 0
+        && trimmed.starts_with("/*")
+        && !trimmed.starts_with("/* 0x")
+        && !line[lead..].trim().is_empty()
+}
+
+/// A texture instruction line split into its layout and the instruction text.
+struct TexLine<'a> {
+    layout: ListingLine,
+    text: &'a str,
+    text_start: usize,
+    /// The word of the encoding comment on the line.
+    word: Option<u64>,
+}
+
+fn split_tex_line(line: &str) -> Option<TexLine<'_>> {
+    let start = lead_end(line);
+    let body = &line[start..];
+    if body.starts_with("/*") {
+        return None;
+    }
+    let (text_end, terminator, rest_start) = if let Some(semi) = body.find(';') {
+        (semi, ";", semi + 1)
+    } else if let Some(brace) = body.trim_end().strip_suffix('}').map(str::len) {
+        (brace, "}", brace + 1)
+    } else {
+        (body.len(), "", body.len())
+    };
+    let text = body[..text_end].trim_end();
+    if text.is_empty() || !is_texture_text(text) {
+        return None;
+    }
+    let gap = &body[text.len()..text_end];
+    let rest = &body[rest_start..];
+    let (hex_column, word, trailing) = match hex_comment(rest) {
+        Some((col, word, end)) if rest[..col].trim().is_empty() => (
+            Some(start + rest_start + col),
+            Some(word),
+            rest[end..].to_string(),
+        ),
+        _ => (None, None, rest.to_string()),
+    };
+    Some(TexLine {
+        layout: ListingLine {
+            lead: line[..start].to_string(),
+            gap: gap.to_string(),
+            terminator: terminator.to_string(),
+            hex_column,
+            hex_next_line: None,
+            trailing,
+        },
+        text,
+        text_start: start,
+        word,
+    })
+}
+
+/// A line that is only an encoding comment: its column and word.
+fn lone_hex(line: &str) -> Option<(usize, u64)> {
+    let (col, word, end) = hex_comment(line)?;
+    (line[..col].trim().is_empty() && line[end..].is_empty()).then_some((col, word))
+}
+
+/// Parses a listing (or single instruction lines).
+pub(super) fn parse(src: &str) -> Result<Program, Error> {
+    let mut program = Program::new(Isa::Nvidia);
+    let final_newline = src.ends_with('\n');
+    let body = src.strip_suffix('\n').unwrap_or(src);
+    let mut lines: Vec<&str> = if body.is_empty() && !final_newline {
+        Vec::new()
+    } else {
+        body.split('\n').collect()
+    };
+    // CRLF only when every line terminator is `\r\n`; otherwise a `\r` stays in its line.
+    let terminated = if final_newline {
+        lines.len()
+    } else {
+        lines.len().saturating_sub(1)
+    };
+    let crlf = terminated > 0 && lines[..terminated].iter().all(|l| l.ends_with('\r'));
+    if crlf {
+        for l in &mut lines[..terminated] {
+            *l = &l[..l.len() - 1];
+        }
+    }
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let line_no = (i + 1) as u32;
+        let span = Span {
+            offset: 0,
+            line: line_no,
+            column: 1,
+        };
+        let Some(mut tl) = split_tex_line(line) else {
+            program.items.push(Item::Opaque(Opaque {
+                text: Some(line.to_string()),
+                bytes: Vec::new(),
+                span,
+            }));
+            i += 1;
+            continue;
+        };
+        let mut inst = parse_inst(tl.text, line_no, tl.text_start as u32 + 1)?;
+        if tl.layout.terminator == "}" && tl.word.is_none() {
+            if let Some((col, word)) = lines.get(i + 1).and_then(|l| lone_hex(l)) {
+                tl.layout.hex_next_line = Some(col);
+                tl.word = Some(word);
+                i += 1;
+            }
+        }
+        // Keep the word's unprinted bits when its encoding comment is this instruction.
+        if let Some(Ok(Some(mut decoded))) = tl.word.map(decode_word) {
+            decoded.phase = inst.phase;
+            decoded.raw = 0;
+            let mut plain = inst.clone();
+            plain.raw = 0;
+            if decoded == plain {
+                inst.raw = tl.word.unwrap_or(0)
+                    & super::table::table()
+                        .form_of(tl.word.unwrap_or(0))
+                        .map_or(0, |f| f.free_bits());
+            }
+        }
+        let mut extras = NvidiaExtras::at(Span {
+            offset: 0,
+            line: line_no,
+            column: tl.text_start as u32 + 1,
+        });
+        extras.listing = Some(tl.layout);
+        let ti = lift::lift(&inst, extras).map_err(|e| ParseError {
+            line: line_no,
+            column: tl.text_start as u32 + 1,
+            token: tl.text.to_string(),
+            expected: e.to_string(),
+        })?;
+        program.items.push(Item::Tex(Box::new(ti)));
+        i += 1;
+    }
+    program.nvidia = Some(Box::new(NvidiaContainer::Listing {
+        crlf,
+        final_newline,
+    }));
+    Ok(program)
+}
+
+/// `/* 0x… */` for a word.
+fn hex_text(word: u64) -> String {
+    format!("/* {word:#018x} */")
+}
+
+fn pad_to(s: &mut String, column: usize) {
+    let n = column.saturating_sub(s.len()).max(1);
+    s.push_str(&" ".repeat(n));
+}
+
+/// The lines of one texture instruction in a listing.
+fn tex_lines(text: &str, word: u64, layout: &ListingLine) -> String {
+    let mut s = format!("{}{text}{}{}", layout.lead, layout.gap, layout.terminator);
+    if let Some(col) = layout.hex_column {
+        pad_to(&mut s, col);
+        s.push_str(&hex_text(word));
+    }
+    s.push_str(&layout.trailing);
+    if let Some(col) = layout.hex_next_line {
+        s.push('\n');
+        let mut next = String::new();
+        pad_to(&mut next, col);
+        next.truncate(col);
+        next.push_str(&hex_text(word));
+        s.push_str(&next);
+    }
+    s
+}
+
+/// Prints a program: a listing back with its layout, anything else as an nvdisasm-style
+/// listing (one line per word, with addresses and encodings) or, for single instructions,
+/// one instruction per line.
+pub(super) fn print(p: &Program) -> Result<String, Error> {
+    match p.nvidia.as_deref() {
+        Some(NvidiaContainer::Listing {
+            crlf,
+            final_newline,
+        }) => print_listing(p, *crlf, *final_newline),
+        Some(NvidiaContainer::Stream) | Some(NvidiaContainer::Cubin { .. }) => print_stream(p),
+        None => {
+            let mut out = String::new();
+            for item in &p.items {
+                match item {
+                    Item::Tex(t) => out.push_str(&print_inst(&lower_inst(t)?.0)),
+                    Item::Opaque(o) => match &o.text {
+                        Some(text) => out.push_str(text),
+                        None => out.push_str(&hex_text(word_of(&o.bytes))),
+                    },
+                }
+                out.push('\n');
+            }
+            Ok(out)
+        }
+    }
+}
+
+fn word_of(bytes: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = bytes.len().min(8);
+    b[..n].copy_from_slice(&bytes[..n]);
+    u64::from_le_bytes(b)
+}
+
+fn print_listing(p: &Program, crlf: bool, final_newline: bool) -> Result<String, Error> {
+    // Pass 1: the words in stream order, to write phases into control-word comments.
+    let mut rendered: Vec<Option<(String, u64, u8)>> = Vec::with_capacity(p.items.len());
+    let mut word_items: Vec<usize> = Vec::new();
+    for (k, item) in p.items.iter().enumerate() {
+        match item {
+            Item::Tex(t) => {
+                let (inst, word) = lower_inst(t)?;
+                let has_hex = extras_of(t)
+                    .and_then(|x| x.listing.as_ref())
+                    .is_some_and(|l| l.hex_column.is_some() || l.hex_next_line.is_some());
+                if has_hex {
+                    word_items.push(k);
+                }
+                rendered.push(Some((print_inst(&inst), word, inst.phase)));
+            }
+            Item::Opaque(o) => {
+                if o.text.as_deref().and_then(hex_comment).is_some() {
+                    word_items.push(k);
+                }
+                rendered.push(None);
+            }
+        }
+    }
+    // Control-word item → the (slot, phase) of the texture instructions of its bundle.
+    let mut ctrl_patch: std::collections::HashMap<usize, Vec<(usize, u8)>> = Default::default();
+    for (pos, &k) in word_items.iter().enumerate() {
+        if let Some(Some((_, _, phase))) = rendered.get(k) {
+            let slot = pos % BUNDLE_WORDS;
+            if slot != 0 {
+                ctrl_patch
+                    .entry(word_items[pos - slot])
+                    .or_default()
+                    .push((slot, *phase));
+            }
+        }
+    }
+    let nl = if crlf { "\r\n" } else { "\n" };
+    let mut out = String::new();
+    for (k, item) in p.items.iter().enumerate() {
+        if k > 0 {
+            out.push_str(nl);
+        }
+        match item {
+            Item::Tex(t) => {
+                let Some(Some((text, word, _))) = rendered.get(k) else {
+                    continue;
+                };
+                match extras_of(t).and_then(|x| x.listing.as_ref()) {
+                    Some(layout) => out.push_str(&tex_lines(text, *word, layout).replace('\n', nl)),
+                    None => out.push_str(text),
+                }
+            }
+            Item::Opaque(o) => {
+                let text = o
+                    .text
+                    .clone()
+                    .unwrap_or_else(|| hex_text(word_of(&o.bytes)));
+                let slots = ctrl_patch.get(&k).map_or(&[][..], Vec::as_slice);
+                match hex_comment(&text) {
+                    Some((col, ctrl, end)) if !slots.is_empty() => {
+                        let patched = slots.iter().fold(ctrl, |c, (slot, phase)| {
+                            control::with_phase(c, *slot, *phase)
+                        });
+                        out.push_str(&text[..col]);
+                        out.push_str(&hex_text(patched));
+                        out.push_str(&text[end..]);
+                    }
+                    _ => out.push_str(&text),
+                }
+            }
+        }
+    }
+    if final_newline && !p.items.is_empty() {
+        out.push_str(nl);
+    }
+    Ok(out)
+}
+
+/// An nvdisasm-style listing of a stream or cubin: control words as lone encoding
+/// comments, texture instructions as text, other instructions as their encoding.
+fn print_stream(p: &Program) -> Result<String, Error> {
+    const LEAD_GAP: usize = 19;
+    let sections: Vec<(String, usize)> = match p.nvidia.as_deref() {
+        Some(NvidiaContainer::Cubin { sections, .. }) => sections
+            .iter()
+            .map(|s| (s.name.clone(), s.size / control::WORD_BYTES))
+            .collect(),
+        _ => vec![(String::new(), p.items.len())],
+    };
+    let mut texts: Vec<Option<(String, u64)>> = Vec::with_capacity(p.items.len());
+    for item in &p.items {
+        texts.push(match item {
+            Item::Tex(t) => {
+                let (inst, word) = lower_inst(t)?;
+                Some((print_inst(&inst), word))
+            }
+            Item::Opaque(_) => None,
+        });
+    }
+    let widest = texts
+        .iter()
+        .flatten()
+        .map(|(t, _)| t.len())
+        .max()
+        .unwrap_or(0);
+    let column = (16 + LEAD_GAP + widest + 2 + 3).max(85);
+    let mut out = String::new();
+    let mut k = 0;
+    for (name, len) in sections {
+        if !name.is_empty() {
+            out.push_str(&format!(
+                "//--------------------- {name} --------------------------\n"
+            ));
+        }
+        for i in 0..len {
+            let Some(item) = p.items.get(k) else { break };
+            let mut line = String::new();
+            if i % BUNDLE_WORDS != 0 {
+                line.push_str(&format!(
+                    "        /*{:04x}*/{}",
+                    i * 8,
+                    " ".repeat(LEAD_GAP)
+                ));
+            }
+            let word = match (item, texts.get(k).and_then(Option::as_ref)) {
+                (_, Some((text, word))) => {
+                    line.push_str(text);
+                    line.push_str(" ;");
+                    *word
+                }
+                (Item::Opaque(o), _) => word_of(&o.bytes),
+                (Item::Tex(_), None) => 0,
+            };
+            pad_to(&mut line, column);
+            line.push_str(&hex_text(word));
+            out.push_str(&line);
+            out.push('\n');
+            k += 1;
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,205 @@
+//! NVIDIA Maxwell SASS (SM50/SM52) texture instructions: nvdisasm text, 64-bit words with
+//! their bundle control words, raw instruction streams and cubin `.text` sections.
+//!
+//! Layers: [`table`] (the data of `mappings/nvidia.toml`), [`inst`] (one instruction field by
+//! field, and its word), [`text`] (one instruction as nvdisasm prints it), [`control`] (the
+//! bundle control word), [`packing`] (Ra/Rb slot orders), `lift`/`lower` (instruction ↔ IR),
+//! `listing` (whole nvdisasm/cuobjdump listings) and `binary` (raw streams and cubins).
+//!
+//! Registers: `R#` is `Scalar::Reg` in [`RegFile::NvGpr`](crate::ir::RegFile::NvGpr); `RZ`
+//! is [`Scalar::Zero`](crate::ir::Scalar::Zero), never `R255`, so "reads as zero" has one
+//! spelling in the IR. The sparse-status predicate is a register of `RegFile::NvPred`.
+
+mod binary;
+pub mod control;
+pub mod inst;
+mod lift;
+mod listing;
+mod lower;
+pub mod packing;
+pub mod table;
+pub mod text;
+
+pub use inst::{decode_word, encode_word, FieldError, NvInst, RZ};
+pub use text::{parse_inst, print_inst};
+
+use crate::error::{DecodeError, Error};
+use crate::ir::{Item, Origin, Program, Span, TexInstr};
+use table::OpClass;
+
+/// What only NVIDIA has, per instruction (`Origin::Nvidia`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NvidiaExtras {
+    /// The instruction class it was read as (TEXS and TEX lift to the same IR).
+    pub op: OpClass,
+    pub bindless: bool,
+    /// `.LBA`/`.LLA`: the LOD is averaged across the quad.
+    pub lod_averaged: bool,
+    /// TLD `.CL` (meaning unknown; research §3 infers a LOD-clamp flag).
+    pub cl: bool,
+    /// TXQ query code.
+    pub query: u8,
+    /// Phase from the bundle control word: 0 none, 1 `.T`, 2 `.P`.
+    pub phase: u8,
+    /// Word bits in no field (nvdisasm shows no use for them).
+    pub raw: u64,
+    /// Register fields that hold no parameter but are not RZ.
+    pub spare_ra: Option<u8>,
+    pub spare_rb: Option<u8>,
+    pub spare_rd: Option<u8>,
+    /// Where it was read.
+    pub span: Span,
+    /// The layout of its listing line, when read from a listing.
+    pub listing: Option<ListingLine>,
+}
+
+impl NvidiaExtras {
+    /// Extras of an instruction read at `span`, with nothing else known yet.
+    pub fn at(span: Span) -> Self {
+        NvidiaExtras {
+            op: OpClass::TEX,
+            bindless: false,
+            lod_averaged: false,
+            cl: false,
+            query: 0,
+            phase: 0,
+            raw: 0,
+            spare_ra: None,
+            spare_rb: None,
+            spare_rd: None,
+            span,
+            listing: None,
+        }
+    }
+}
+
+/// How a texture instruction's line of a listing was laid out, so it prints back identically
+/// (nvdisasm pads every encoding comment of a file to one column).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ListingLine {
+    /// Everything before the instruction: indentation, `/*0018*/`, a dual-issue `{`.
+    pub lead: String,
+    /// Whitespace between the instruction and its terminator.
+    pub gap: String,
+    /// `;`, `}` (second of a dual-issue pair) or nothing.
+    pub terminator: String,
+    /// Byte column of the `/* 0x… */` encoding comment on the line.
+    pub hex_column: Option<usize>,
+    /// Byte column of the encoding comment on the next line (after a `}`).
+    pub hex_next_line: Option<usize>,
+    /// The rest of the line after the encoding comment (or the terminator).
+    pub trailing: String,
+}
+
+/// What an NVIDIA input was, for an exact round trip (`Program::nvidia`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NvidiaContainer {
+    /// An nvdisasm or cuobjdump listing.
+    Listing {
+        /// Lines end with `\r\n`.
+        crlf: bool,
+        /// The last line has a terminator.
+        final_newline: bool,
+    },
+    /// A raw stream of little-endian words, bundles of four with the control word first.
+    Stream,
+    /// A cubin: the file is kept whole; its `.text.*` sections are rewritten in place.
+    Cubin {
+        file: Vec<u8>,
+        sections: Vec<TextSection>,
+    },
+}
+
+/// A `.text.*` section of a cubin.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextSection {
+    pub name: String,
+    /// File offset and size in bytes.
+    pub offset: usize,
+    pub size: usize,
+}
+
+/// The NVIDIA extras of an IR instruction, if it came from NVIDIA.
+pub fn extras_of(t: &TexInstr) -> Option<&NvidiaExtras> {
+    match &t.origin {
+        Origin::Nvidia(x) => Some(x),
+        _ => None,
+    }
+}
+
+/// Lowers and encodes one IR instruction: its ISA form and its word.
+pub fn lower_inst(t: &TexInstr) -> Result<(NvInst, u64), Error> {
+    let inst = lower::lower(t)?;
+    let word = encode_word(&inst).map_err(|e| {
+        Error::Validation(crate::error::ValidationError {
+            location: crate::error::Location::from_span(
+                extras_of(t).map_or_else(Span::default, |x| x.span),
+                extras_of(t).is_some_and(|x| x.span.line > 0),
+            ),
+            rule: e.field,
+            detail: e.reason,
+        })
+    })?;
+    Ok((inst, word))
+}
+
+/// Lifts one decoded instruction read at `span`.
+pub fn lift_inst(inst: &NvInst, span: Span) -> Result<TexInstr, FieldError> {
+    lift::lift(inst, NvidiaExtras::at(span))
+}
+
+/// Parses nvdisasm text: single instructions, or whole nvdisasm/cuobjdump listings.
+pub fn parse_text(src: &str) -> Result<Program, Error> {
+    listing::parse(src)
+}
+
+/// Prints a program as nvdisasm text.
+pub fn print_text(p: &Program) -> Result<String, Error> {
+    listing::print(p)
+}
+
+/// Decodes a cubin (ELF) or a raw instruction stream.
+pub fn decode_binary(bytes: &[u8]) -> Result<Program, Error> {
+    binary::decode(bytes)
+}
+
+/// Encodes a program: a cubin is rewritten in place, anything else becomes a raw stream.
+pub fn encode_binary(p: &Program) -> Result<Vec<u8>, Error> {
+    binary::encode(p)
+}
+
+/// Decodes instruction words given as 16 hex digits (`0x` optional), one instruction each.
+pub fn decode_hex(words: &[&str]) -> Result<Program, Error> {
+    let mut program = Program::new(crate::ir::Isa::Nvidia);
+    for (i, w) in words.iter().enumerate() {
+        let offset = i * control::WORD_BYTES;
+        let digits = w.trim().trim_start_matches("0x");
+        let word = (digits.len() == 16 && digits.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| u64::from_str_radix(digits, 16).ok())
+            .flatten()
+            .ok_or_else(|| DecodeError {
+                offset,
+                reason: format!("word {}: `{w}` is not 16 hex digits", i + 1),
+            })?;
+        let t = binary::decode_instruction(word, offset, 0)?.ok_or_else(|| DecodeError {
+            offset,
+            reason: format!("word {word:#018x} is not a texture instruction"),
+        })?;
+        program.items.push(Item::Tex(Box::new(t)));
+    }
+    Ok(program)
+}
+
+/// Prints the instruction words of a program as hex, one per line (control words omitted).
+pub fn print_hex(p: &Program) -> Result<String, Error> {
+    let mut out = String::new();
+    for w in binary::instruction_words(p)? {
+        out.push_str(&format!("{w:016x}\n"));
+    }
+    Ok(out)
+}
+
+/// An ELF file (a cubin), or bytes that are not text.
+pub fn looks_binary(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"\x7fELF") || std::str::from_utf8(bytes).is_err() || bytes.contains(&0)
+}

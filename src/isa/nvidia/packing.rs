@@ -1,0 +1,136 @@
+//! Which parameter sits in which register of the Ra and Rb vectors (research §4, the seed's
+//! "Texture parameter packing" table). The slot orders come from `mappings/nvidia.toml`
+//! (`[packing.*]` and the short-form targets); absent parameters compact the rest upward.
+
+use super::inst::{lod_spelling, NvInst, OFFSET_AOFFI, OFFSET_PTP};
+use super::table::{table, OpClass, ShortTarget, Slot};
+
+/// One scalar parameter of a texture instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Param {
+    /// The array index; with `.LC` (TEX) the same register carries LodClamp[27:16].
+    Array,
+    Coord(u8),
+    Handle,
+    /// LOD or bias; TXQ's level.
+    Lod,
+    /// Offset register `k` (AOFFI: one; PTP: two).
+    Offset(u8),
+    DepthRef,
+    Sample,
+    /// TXD: `(offset << 16) | array`.
+    ArrayOffset,
+    GradDx(u8),
+    GradDy(u8),
+}
+
+/// The dimension spelling of a code (`ARRAY_2D`).
+pub fn dim_name(code: u8) -> &'static str {
+    table().dims.get(code as usize).map_or("", String::as_str)
+}
+
+/// Whether the dimension is an array.
+pub fn is_arrayed(code: u8) -> bool {
+    dim_name(code).starts_with("ARRAY_")
+}
+
+/// Spatial coordinates of a dimension: 1D 1, 2D 2, 3D and CUBE 3.
+pub fn coord_count(code: u8) -> u8 {
+    let d = dim_name(code);
+    if d.ends_with("1D") {
+        1
+    } else if d.ends_with("2D") {
+        2
+    } else {
+        3
+    }
+}
+
+/// Whether the LOD mode reads a register (LB, LL, LBA, LLA).
+pub fn lod_has_register(lod: u8) -> bool {
+    !matches!(lod_spelling(lod), "" | "LZ")
+}
+
+/// The short-form target entry of a TEXS/TLDS instruction.
+pub fn short_target(inst: &NvInst) -> Option<&'static ShortTarget> {
+    let t = table();
+    let lod = lod_spelling(inst.lod);
+    let dim = dim_name(inst.dim);
+    t.short_targets(inst.op).iter().find(|s| {
+        s.lod == lod
+            && s.dim == dim
+            && s.dc == inst.dc
+            && s.ms == inst.ms
+            && s.aoffi == (inst.offset == OFFSET_AOFFI)
+    })
+}
+
+fn expand(inst: &NvInst, slots: &[Slot]) -> Vec<Param> {
+    let arrayed = is_arrayed(inst.dim);
+    let coords = coord_count(inst.dim);
+    let mut out = Vec::new();
+    for slot in slots {
+        match slot {
+            Slot::Array if arrayed || inst.lc => out.push(Param::Array),
+            Slot::Coords => out.extend((0..coords).map(Param::Coord)),
+            Slot::X => out.push(Param::Coord(0)),
+            Slot::Y => out.push(Param::Coord(1)),
+            Slot::Z => out.push(Param::Coord(2)),
+            Slot::Handle if inst.bindless => out.push(Param::Handle),
+            Slot::Lod if inst.op == OpClass::TXQ || lod_has_register(inst.lod) => {
+                out.push(Param::Lod)
+            }
+            Slot::Offset if inst.offset == OFFSET_AOFFI => out.push(Param::Offset(0)),
+            Slot::Offset if inst.offset == OFFSET_PTP => {
+                out.extend([Param::Offset(0), Param::Offset(1)])
+            }
+            Slot::DepthRef if inst.dc => out.push(Param::DepthRef),
+            Slot::Sample if inst.ms => out.push(Param::Sample),
+            Slot::ArrayOffset if arrayed || inst.offset == OFFSET_AOFFI => {
+                out.push(Param::ArrayOffset)
+            }
+            Slot::Grads => {
+                for i in 0..coords {
+                    out.extend([Param::GradDx(i), Param::GradDy(i)]);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The parameters of Ra and of Rb, in register order. `None`: a short form whose LOD mode,
+/// dimension and flags name no target.
+pub fn params(inst: &NvInst) -> Option<(Vec<Param>, Vec<Param>)> {
+    match inst.op {
+        OpClass::TEXS | OpClass::TLDS => {
+            let target = short_target(inst)?;
+            Some((expand(inst, &target.ra), expand(inst, &target.rb)))
+        }
+        op => {
+            let packing = table().packing.get(&op)?;
+            Some((expand(inst, &packing.ra), expand(inst, &packing.rb)))
+        }
+    }
+}
+
+/// The destination registers of each written channel, in hardware channel order: TEX, TLD,
+/// TLD4, TXD, TMML and TXQ write the enabled channels contiguously from Rd; TEXS, TLDS and
+/// TLD4S write the first two to Rd0, Rd0+1 and the others to Rd1, Rd1+1 (research §4).
+///
+/// Each entry: (channel, whether the register is in the Rd1 vector, index in its vector).
+pub fn dst_layout(inst: &NvInst) -> Vec<(usize, bool, u8)> {
+    let channels: Vec<usize> = (0..4).filter(|c| inst.mask & (1 << c) != 0).collect();
+    channels
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            if inst.op.is_short() && i >= 2 {
+                (c, true, (i - 2) as u8)
+            } else {
+                (c, false, i as u8)
+            }
+        })
+        .collect()
+}

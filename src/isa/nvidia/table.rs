@@ -1,0 +1,388 @@
+//! The tables of `mappings/nvidia.toml`, parsed once. Every opcode, bit range, value
+//! spelling, short-form target and Ra/Rb slot order the NVIDIA module uses comes from here.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+/// An instruction class: one mnemonic, with its bound and bindless encodings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+pub enum OpClass {
+    TEX,
+    TEXS,
+    TLD,
+    TLDS,
+    TLD4,
+    TLD4S,
+    TXD,
+    TMML,
+    TXQ,
+}
+
+impl OpClass {
+    pub const ALL: [OpClass; 9] = [
+        OpClass::TEX,
+        OpClass::TEXS,
+        OpClass::TLD,
+        OpClass::TLDS,
+        OpClass::TLD4,
+        OpClass::TLD4S,
+        OpClass::TXD,
+        OpClass::TMML,
+        OpClass::TXQ,
+    ];
+
+    /// The mnemonic as nvdisasm prints it.
+    pub fn mnemonic(self) -> &'static str {
+        match self {
+            OpClass::TEX => "TEX",
+            OpClass::TEXS => "TEXS",
+            OpClass::TLD => "TLD",
+            OpClass::TLDS => "TLDS",
+            OpClass::TLD4 => "TLD4",
+            OpClass::TLD4S => "TLD4S",
+            OpClass::TXD => "TXD",
+            OpClass::TMML => "TMML",
+            OpClass::TXQ => "TXQ",
+        }
+    }
+
+    /// Looks a mnemonic up.
+    pub fn from_mnemonic(s: &str) -> Option<OpClass> {
+        OpClass::ALL.into_iter().find(|o| o.mnemonic() == s)
+    }
+
+    /// TEXS, TLDS and TLD4S: two destination registers, a 4-bit target instead of a dimension.
+    pub fn is_short(self) -> bool {
+        matches!(self, OpClass::TEXS | OpClass::TLDS | OpClass::TLD4S)
+    }
+}
+
+/// The fields the decoder knows. Their bit ranges live in the TOML.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldName {
+    Rd,
+    Ra,
+    Rb,
+    Rd1,
+    Guard,
+    Dim,
+    Wmask,
+    Ndv,
+    Tid,
+    Nodep,
+    Dc,
+    Sparse,
+    Aoffi,
+    Lod,
+    TldLod,
+    Lc,
+    Ms,
+    Cl,
+    OffsetMode,
+    Comp,
+    Comps,
+    Target,
+    Query,
+}
+
+/// One bit field of a form.
+#[derive(Clone, Copy, Debug, Deserialize)]
+pub struct Field {
+    pub name: FieldName,
+    pub lo: u32,
+    pub width: u32,
+}
+
+impl Field {
+    /// The field's bits in place.
+    pub fn mask(&self) -> u64 {
+        (u64::MAX >> (64 - self.width)) << self.lo
+    }
+
+    pub fn get(&self, word: u64) -> u64 {
+        (word & self.mask()) >> self.lo
+    }
+
+    /// Inserts `value` (already checked to fit).
+    pub fn put(&self, word: &mut u64, value: u64) {
+        *word = (*word & !self.mask()) | ((value << self.lo) & self.mask());
+    }
+
+    /// Whether `value` fits the field.
+    pub fn fits(&self, value: u64) -> bool {
+        value <= u64::MAX >> (64 - self.width)
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct RawForm {
+    op: OpClass,
+    bindless: bool,
+    mask: String,
+    value: String,
+    reserved: Vec<u32>,
+    fields: Vec<Field>,
+}
+
+/// One encoding: a word is this form when `word & mask == value`.
+#[derive(Clone, Debug)]
+pub struct Form {
+    pub op: OpClass,
+    pub bindless: bool,
+    pub mask: u64,
+    pub value: u64,
+    /// Bits that must be zero.
+    pub reserved: u64,
+    pub fields: Vec<Field>,
+}
+
+impl Form {
+    pub fn field(&self, name: FieldName) -> Option<&Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// Bits in no field, not in the opcode and not reserved: carried raw.
+    pub fn free_bits(&self) -> u64 {
+        let used = self
+            .fields
+            .iter()
+            .fold(self.mask | self.reserved, |m, f| m | f.mask());
+        !used
+    }
+}
+
+/// A short-form target code (bits 53..56 of TEXS/TLDS).
+#[derive(Clone, Debug, Deserialize)]
+pub struct ShortTarget {
+    pub code: u8,
+    pub lod: String,
+    pub dim: String,
+    #[serde(default)]
+    pub dc: bool,
+    #[serde(default)]
+    pub aoffi: bool,
+    #[serde(default)]
+    pub ms: bool,
+    pub ra: Vec<Slot>,
+    pub rb: Vec<Slot>,
+}
+
+/// A parameter slot of an Ra/Rb vector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Slot {
+    Array,
+    Coords,
+    X,
+    Y,
+    Z,
+    Handle,
+    Lod,
+    Offset,
+    DepthRef,
+    Sample,
+    ArrayOffset,
+    Grads,
+}
+
+/// The Ra and Rb slot orders of one instruction class.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Packing {
+    pub ra: Vec<Slot>,
+    pub rb: Vec<Slot>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawValues {
+    dim: Vec<String>,
+    lod: BTreeMap<String, String>,
+    tld_lod: BTreeMap<String, String>,
+    offset_mode: BTreeMap<String, String>,
+    comp: BTreeMap<String, String>,
+    query: BTreeMap<String, String>,
+    query_numeric: [u8; 2],
+    comps_pair: BTreeMap<String, String>,
+    comps_quad: BTreeMap<String, String>,
+    sparse_none: u8,
+    guard_true: u8,
+    rb_rz_printed: Vec<OpClass>,
+    modifier_order: Vec<String>,
+    fixed: BTreeMap<OpClass, String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawControl {
+    slot_width: u32,
+    phase: [u32; 2],
+    phase_names: BTreeMap<String, String>,
+    default_field: String,
+    nop: String,
+}
+
+/// A row of the README table.
+#[derive(Clone, Debug, Deserialize)]
+pub struct OpRow {
+    pub mnemonic: String,
+    pub ir_op: String,
+    pub operands: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawTable {
+    op: Vec<OpRow>,
+    form: Vec<RawForm>,
+    values: RawValues,
+    texs_target: Vec<ShortTarget>,
+    tlds_target: Vec<ShortTarget>,
+    packing: BTreeMap<OpClass, Packing>,
+    control: RawControl,
+}
+
+/// A code → spelling table; codes missing from it are reserved.
+pub type ValueTable = BTreeMap<u8, String>;
+
+/// The scheduling control word layout.
+#[derive(Clone, Debug)]
+pub struct Control {
+    pub slot_width: u32,
+    pub phase: Field,
+    pub phase_names: ValueTable,
+    pub default_field: u64,
+    pub nop: u64,
+}
+
+/// All of `mappings/nvidia.toml`, checked and indexed.
+#[derive(Debug)]
+pub struct Table {
+    pub ops: Vec<OpRow>,
+    pub forms: Vec<Form>,
+    pub dims: Vec<String>,
+    pub lod: ValueTable,
+    pub tld_lod: ValueTable,
+    pub offset_mode: ValueTable,
+    pub comp: ValueTable,
+    pub query: ValueTable,
+    pub query_numeric: [u8; 2],
+    pub comps_pair: ValueTable,
+    pub comps_quad: ValueTable,
+    pub sparse_none: u8,
+    pub guard_true: u8,
+    /// Instructions that print an RZ Rb (the others leave it out).
+    pub rb_rz_printed: Vec<OpClass>,
+    pub modifier_order: Vec<String>,
+    pub fixed: BTreeMap<OpClass, String>,
+    pub texs_targets: Vec<ShortTarget>,
+    pub tlds_targets: Vec<ShortTarget>,
+    pub packing: BTreeMap<OpClass, Packing>,
+    pub control: Control,
+}
+
+fn hex(file_field: &str, s: &str) -> u64 {
+    u64::from_str_radix(s.trim_start_matches("0x"), 16)
+        .unwrap_or_else(|e| panic!("mappings/nvidia.toml: {file_field} `{s}` is not hex: {e}"))
+}
+
+fn values(name: &str, raw: BTreeMap<String, String>) -> ValueTable {
+    raw.into_iter()
+        .map(|(k, v)| {
+            let code = k
+                .parse::<u8>()
+                .unwrap_or_else(|e| panic!("mappings/nvidia.toml: {name} key `{k}`: {e}"));
+            (code, v)
+        })
+        .collect()
+}
+
+impl Table {
+    fn load() -> Table {
+        let raw: RawTable = crate::mappings::parse_table(
+            "nvidia.toml",
+            include_str!("../../../mappings/nvidia.toml"),
+        );
+        let forms = raw
+            .form
+            .into_iter()
+            .map(|f| Form {
+                op: f.op,
+                bindless: f.bindless,
+                mask: hex("form.mask", &f.mask),
+                value: hex("form.value", &f.value),
+                reserved: f.reserved.iter().fold(0, |m, b| m | (1u64 << b)),
+                fields: f.fields,
+            })
+            .collect();
+        let v = raw.values;
+        let c = raw.control;
+        Table {
+            ops: raw.op,
+            forms,
+            dims: v.dim,
+            lod: values("lod", v.lod),
+            tld_lod: values("tld_lod", v.tld_lod),
+            offset_mode: values("offset_mode", v.offset_mode),
+            comp: values("comp", v.comp),
+            query: values("query", v.query),
+            query_numeric: v.query_numeric,
+            comps_pair: values("comps_pair", v.comps_pair),
+            comps_quad: values("comps_quad", v.comps_quad),
+            sparse_none: v.sparse_none,
+            guard_true: v.guard_true,
+            rb_rz_printed: v.rb_rz_printed,
+            modifier_order: v.modifier_order,
+            fixed: v.fixed,
+            texs_targets: raw.texs_target,
+            tlds_targets: raw.tlds_target,
+            packing: raw.packing,
+            control: Control {
+                slot_width: c.slot_width,
+                phase: Field {
+                    name: FieldName::Target,
+                    lo: c.phase[0],
+                    width: c.phase[1],
+                },
+                phase_names: values("phase_names", c.phase_names),
+                default_field: hex("control.default_field", &c.default_field),
+                nop: hex("control.nop", &c.nop),
+            },
+        }
+    }
+
+    /// The form of `op` (bound or bindless).
+    pub fn form(&self, op: OpClass, bindless: bool) -> Option<&Form> {
+        self.forms
+            .iter()
+            .find(|f| f.op == op && f.bindless == bindless)
+    }
+
+    /// The form `word` is, if any.
+    pub fn form_of(&self, word: u64) -> Option<&Form> {
+        self.forms.iter().find(|f| word & f.mask == f.value)
+    }
+
+    /// The short-form target table of `op` (TEXS or TLDS).
+    pub fn short_targets(&self, op: OpClass) -> &[ShortTarget] {
+        match op {
+            OpClass::TLDS => &self.tlds_targets,
+            _ => &self.texs_targets,
+        }
+    }
+
+    /// The code of a dimension spelling.
+    pub fn dim_code(&self, s: &str) -> Option<u8> {
+        self.dims.iter().position(|d| d == s).map(|p| p as u8)
+    }
+}
+
+/// The table, parsed on first use.
+pub fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(Table::load)
+}
+
+/// Looks a spelling up in a value table.
+pub fn code_of(t: &ValueTable, spelling: &str) -> Option<u8> {
+    t.iter().find(|(_, v)| *v == spelling).map(|(k, _)| *k)
+}

@@ -1,0 +1,443 @@
+//! One instruction as nvdisasm prints it (research §6):
+//! `[@[!]Pn ]OPC{.MOD} operands`, e.g. `TEXS.P R6, R4, R4, R5, 0x6e, 2D, RGBA` or
+//! `TEX.LL.AOFFI.DC R4, R4, R8, 0x6e, 2D, 0xf`. The modifier order is the table's
+//! `modifier_order`; the phase (`.T`/`.P`) comes last.
+
+use super::inst::{
+    comps_code, encode_word, lod_code, lod_spelling, query_valid, NvInst, OFFSET_NONE, RZ,
+};
+use super::table::{code_of, table, FieldName, OpClass};
+use crate::error::ParseError;
+
+/// The register as printed: `R7`, `RZ`.
+pub fn reg_name(r: u8) -> String {
+    if r == RZ {
+        "RZ".to_string()
+    } else {
+        format!("R{r}")
+    }
+}
+
+fn guard_prefix(guard: u8) -> String {
+    let t = table();
+    if guard == t.guard_true {
+        return String::new();
+    }
+    let neg = if guard & 8 != 0 { "!" } else { "" };
+    match guard & 7 {
+        7 => format!("@{neg}PT "),
+        p => format!("@{neg}P{p} "),
+    }
+}
+
+/// The modifiers of `inst` in print order.
+fn modifiers(inst: &NvInst) -> Vec<String> {
+    let t = table();
+    let mut out = Vec::new();
+    for class in &t.modifier_order {
+        let m: Option<String> = match class.as_str() {
+            "comp" if matches!(inst.op, OpClass::TLD4 | OpClass::TLD4S) => {
+                t.comp.get(&inst.comp).cloned()
+            }
+            "B" if inst.bindless => Some("B".into()),
+            "lod" => Some(lod_spelling(inst.lod).to_string()),
+            "fixed" => t.fixed.get(&inst.op).cloned(),
+            "LC" if inst.lc => Some("LC".into()),
+            "offset" => t.offset_mode.get(&inst.offset).cloned(),
+            "DC" if inst.dc => Some("DC".into()),
+            "MS" if inst.ms => Some("MS".into()),
+            "CL" if inst.cl => Some("CL".into()),
+            "NDV" if inst.ndv => Some("NDV".into()),
+            "NODEP" if inst.nodep => Some("NODEP".into()),
+            "phase" => t.control.phase_names.get(&inst.phase).cloned(),
+            _ => None,
+        };
+        if let Some(m) = m.filter(|m| !m.is_empty()) {
+            out.push(m);
+        }
+    }
+    out
+}
+
+fn has_field(inst: &NvInst, name: FieldName) -> bool {
+    inst.form().and_then(|f| f.field(name)).is_some()
+}
+
+/// The short-form component spelling (`RGBA`, `R`, ...).
+fn comps_spelling(inst: &NvInst) -> String {
+    let t = table();
+    let names = if inst.rd1 == RZ {
+        &t.comps_pair
+    } else {
+        &t.comps_quad
+    };
+    comps_code(inst.mask, inst.rd1 == RZ)
+        .and_then(|c| names.get(&c).cloned())
+        .unwrap_or_default()
+}
+
+fn query_spelling(code: u8) -> String {
+    table()
+        .query
+        .get(&code)
+        .cloned()
+        .unwrap_or_else(|| (code / 2).to_string())
+}
+
+/// Prints one instruction as nvdisasm does (without ` ;`).
+pub fn print_inst(inst: &NvInst) -> String {
+    let t = table();
+    let mut s = guard_prefix(inst.guard);
+    s.push_str(inst.op.mnemonic());
+    for m in modifiers(inst) {
+        s.push('.');
+        s.push_str(&m);
+    }
+    let mut ops: Vec<String> = Vec::new();
+    if inst.sparse != t.sparse_none {
+        ops.push(format!("P{}", inst.sparse));
+    }
+    let tid = if inst.bindless {
+        "0x0".to_string()
+    } else {
+        format!("{:#x}", inst.tid)
+    };
+    let dim = t.dims.get(inst.dim as usize).cloned().unwrap_or_default();
+    let rb_printed =
+        has_field(inst, FieldName::Rb) && (inst.rb != RZ || t.rb_rz_printed.contains(&inst.op));
+    match inst.op {
+        OpClass::TEXS | OpClass::TLDS => {
+            ops.extend([reg_name(inst.rd1), reg_name(inst.rd), reg_name(inst.ra)]);
+            if rb_printed {
+                ops.push(reg_name(inst.rb));
+            }
+            ops.extend([tid, dim, comps_spelling(inst)]);
+        }
+        OpClass::TLD4S => {
+            ops.extend([reg_name(inst.rd1), reg_name(inst.rd), reg_name(inst.ra)]);
+            if rb_printed {
+                ops.push(reg_name(inst.rb));
+            }
+            ops.push(tid);
+        }
+        OpClass::TXQ => {
+            ops.extend([
+                reg_name(inst.rd),
+                reg_name(inst.ra),
+                query_spelling(inst.query),
+                tid,
+                format!("{:#x}", inst.mask),
+            ]);
+        }
+        _ => {
+            ops.extend([reg_name(inst.rd), reg_name(inst.ra)]);
+            if rb_printed {
+                ops.push(reg_name(inst.rb));
+            }
+            ops.extend([tid, dim, format!("{:#x}", inst.mask)]);
+        }
+    }
+    s.push(' ');
+    s.push_str(&ops.join(", "));
+    s
+}
+
+/// Whether `text` (one instruction, guard allowed) names a texture instruction texlate reads.
+pub fn is_texture_text(text: &str) -> bool {
+    let mut words = text.split_whitespace();
+    let mut first = words.next().unwrap_or("");
+    if first.starts_with('@') {
+        first = words.next().unwrap_or("");
+    }
+    let base = first.split('.').next().unwrap_or("");
+    OpClass::from_mnemonic(base).is_some()
+}
+
+/// A token of the instruction text with its 1-based column.
+struct Tok<'a> {
+    text: &'a str,
+    column: u32,
+}
+
+/// Parses one instruction (`text` holds no ` ;` and no listing decoration). `line` and
+/// `column0` (1-based column of `text`'s first byte) place errors.
+pub fn parse_inst<'t>(text: &'t str, line: u32, column0: u32) -> Result<NvInst, ParseError> {
+    let err = |tok: &Tok, expected: &str| ParseError {
+        line,
+        column: tok.column,
+        token: tok.text.to_string(),
+        expected: expected.to_string(),
+    };
+    let col_of = |sub: &str| column0 + (sub.as_ptr() as usize - text.as_ptr() as usize) as u32;
+    let tok = |sub: &'t str| Tok {
+        text: sub,
+        column: col_of(sub),
+    };
+    let t = table();
+    let body = text.trim_start();
+    let (guard_tok, rest) = match body.strip_prefix('@') {
+        Some(_) => {
+            let end = body.find(char::is_whitespace).unwrap_or(body.len());
+            (Some(&body[..end]), body[end..].trim_start())
+        }
+        None => (None, body),
+    };
+    let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+    let mnemonic = &rest[..end];
+    let operand_text = &rest[end..];
+    let mut parts = mnemonic.split('.');
+    let base = parts.next().unwrap_or("");
+    let op = OpClass::from_mnemonic(base)
+        .ok_or_else(|| err(&tok(base), "a texture instruction (TEX, TEXS, TLD, ...)"))?;
+    let mut inst = NvInst::new(op, false);
+    if let Some(g) = guard_tok {
+        inst.guard = parse_guard(g).ok_or_else(|| err(&tok(g), "a guard @P0..@P6, @PT, @!Pn"))?;
+    }
+    // Modifiers, in print order.
+    let mut last_class: Option<usize> = None;
+    let mut first_mod = true;
+    let mut lod_spelled = String::new();
+    let mut fixed_seen = false;
+    for m in parts {
+        let mt = tok(m);
+        let class = if first_mod && matches!(op, OpClass::TLD4 | OpClass::TLD4S) {
+            let c =
+                code_of(&t.comp, m).ok_or_else(|| err(&mt, "the gather component R, G, B or A"))?;
+            inst.comp = c;
+            "comp"
+        } else if m == "B" {
+            inst.bindless = true;
+            "B"
+        } else if !m.is_empty() && code_of(&t.lod, m).is_some() {
+            lod_spelled = m.to_string();
+            "lod"
+        } else if t.fixed.get(&op).is_some_and(|f| f == m) {
+            fixed_seen = true;
+            "fixed"
+        } else if let (Some(c), false) = (code_of(&t.offset_mode, m), m.is_empty()) {
+            inst.offset = c;
+            "offset"
+        } else if let (Some(c), false) = (code_of(&t.control.phase_names, m), m.is_empty()) {
+            inst.phase = c;
+            "phase"
+        } else {
+            let flag = match m {
+                "LC" => &mut inst.lc,
+                "DC" => &mut inst.dc,
+                "MS" => &mut inst.ms,
+                "CL" => &mut inst.cl,
+                "NDV" => &mut inst.ndv,
+                "NODEP" => &mut inst.nodep,
+                _ => return Err(err(&mt, &format!("a modifier of {}", op.mnemonic()))),
+            };
+            *flag = true;
+            m
+        };
+        first_mod = false;
+        let rank = t
+            .modifier_order
+            .iter()
+            .position(|c| c == class)
+            .unwrap_or(0);
+        if last_class.is_some_and(|l| l >= rank) {
+            return Err(err(&mt, "modifiers in nvdisasm's order, each once"));
+        }
+        last_class = Some(rank);
+    }
+    if matches!(op, OpClass::TLD4 | OpClass::TLD4S) && first_mod {
+        return Err(err(&tok(mnemonic), "a gather component (.R, .G, .B, .A)"));
+    }
+    if let Some(f) = t.fixed.get(&op) {
+        if !fixed_seen {
+            return Err(err(&tok(mnemonic), &format!("{}.{f}", op.mnemonic())));
+        }
+    }
+    inst.lod = lod_code(&lod_spelled);
+    if op == OpClass::TLD && lod_spelled.is_empty() {
+        return Err(err(&tok(mnemonic), "TLD.LZ or TLD.LL"));
+    }
+    // Operands.
+    let mut ops: Vec<Tok> = Vec::new();
+    if !operand_text.trim().is_empty() {
+        for piece in operand_text.split(',') {
+            let trimmed = piece.trim();
+            if trimmed.is_empty() {
+                let at = if piece.is_empty() {
+                    piece
+                } else {
+                    &piece[piece.len()..]
+                };
+                return Err(err(&tok(at), "an operand"));
+            }
+            ops.push(tok(trimmed));
+        }
+    }
+    let end_tok = Tok {
+        text: "",
+        column: column0 + text.len() as u32,
+    };
+    let mut it = ops.into_iter().peekable();
+    let mut next = |what: &str| it.next().ok_or_else(|| err(&end_tok, what));
+    // Sparse predicate destination.
+    let mut first = next("operands")?;
+    {
+        if let Some(p) = first.text.strip_prefix('P') {
+            let n: u8 = p
+                .parse()
+                .ok()
+                .filter(|n| *n < t.sparse_none)
+                .ok_or_else(|| err(&first, "a sparse predicate P0..P6"))?;
+            if !has_field(&inst, FieldName::Sparse) {
+                return Err(err(&first, "a register (no sparse predicate here)"));
+            }
+            inst.sparse = n;
+            first = next("a destination register")?;
+        }
+    }
+    let reg = |tk: &Tok| parse_reg(tk.text).ok_or_else(|| err(tk, "a register R0..R254 or RZ"));
+    match op {
+        OpClass::TEXS | OpClass::TLDS | OpClass::TLD4S => {
+            inst.rd1 = reg(&first)?;
+            inst.rd = reg(&next("Rd0")?)?;
+            inst.ra = reg(&next("Ra")?)?;
+            let after = next("Rb or tid")?;
+            let tid_tok = if op == OpClass::TLD4S {
+                inst.rb = reg(&after)?;
+                next("tid")?
+            } else if let Some(r) = parse_reg(after.text) {
+                inst.rb = r;
+                next("tid")?
+            } else {
+                after
+            };
+            inst.tid = parse_tid(&tid_tok, inst.bindless).map_err(|e| err(&tid_tok, e))?;
+            if op != OpClass::TLD4S {
+                let d = next("a dimension")?;
+                inst.dim = t
+                    .dim_code(d.text)
+                    .ok_or_else(|| err(&d, "a dimension (2D, ...)"))?;
+                let c = next("components (RGBA, ...)")?;
+                let names = if inst.rd1 == RZ {
+                    &t.comps_pair
+                } else {
+                    &t.comps_quad
+                };
+                let code = code_of(names, c.text).ok_or_else(|| {
+                    err(
+                        &c,
+                        if inst.rd1 == RZ {
+                            "one or two components (R, G, B, A, RG, RA, GA, BA) when Rd1 is RZ"
+                        } else {
+                            "three or four components (RGB, RGA, RBA, GBA, RGBA)"
+                        },
+                    )
+                })?;
+                inst.mask = super::inst::comps_mask(&names[&code]);
+            }
+        }
+        OpClass::TXQ => {
+            inst.rd = reg(&first)?;
+            inst.ra = reg(&next("Ra")?)?;
+            let q = next("a query")?;
+            inst.query = parse_query(q.text).ok_or_else(|| err(&q, "a TXQ query"))?;
+            let tid_tok = next("tid")?;
+            inst.tid = parse_tid(&tid_tok, inst.bindless).map_err(|e| err(&tid_tok, e))?;
+            let m = next("a write mask")?;
+            inst.mask = parse_mask(m.text).ok_or_else(|| err(&m, "a write mask 0x0..0xf"))?;
+        }
+        _ => {
+            inst.rd = reg(&first)?;
+            inst.ra = reg(&next("Ra")?)?;
+            let after = next("Rb or tid")?;
+            let tid_tok = match parse_reg(after.text) {
+                Some(r) if has_field(&inst, FieldName::Rb) => {
+                    inst.rb = r;
+                    next("tid")?
+                }
+                Some(_) => return Err(err(&after, "tid (this form has no Rb)")),
+                None => after,
+            };
+            inst.tid = parse_tid(&tid_tok, inst.bindless).map_err(|e| err(&tid_tok, e))?;
+            let d = next("a dimension")?;
+            inst.dim = t
+                .dim_code(d.text)
+                .ok_or_else(|| err(&d, "a dimension (2D, ...)"))?;
+            let m = next("a write mask")?;
+            inst.mask = parse_mask(m.text).ok_or_else(|| err(&m, "a write mask 0x0..0xf"))?;
+        }
+    }
+    if let Some(extra) = it.next() {
+        return Err(err(&extra, "the end of the instruction"));
+    }
+    if inst.offset != OFFSET_NONE && op == OpClass::TXQ {
+        return Err(err(&tok(mnemonic), "no offset modifier on TXQ"));
+    }
+    encode_word(&inst).map_err(|e| err(&tok(mnemonic), &e.to_string()))?;
+    Ok(inst)
+}
+
+fn parse_guard(g: &str) -> Option<u8> {
+    let g = g.strip_prefix('@')?;
+    let (neg, p) = match g.strip_prefix('!') {
+        Some(p) => (8, p),
+        None => (0, g),
+    };
+    let p = p.strip_prefix('P')?;
+    let n = if p == "T" {
+        7
+    } else {
+        p.parse::<u8>().ok().filter(|n| *n < 7)?
+    };
+    // `@PT` is the absent guard and is never printed; accept it as that.
+    Some(n | neg)
+}
+
+/// `R0`..`R254` or `RZ`.
+pub fn parse_reg(s: &str) -> Option<u8> {
+    if s == "RZ" {
+        return Some(RZ);
+    }
+    let n = s.strip_prefix('R')?;
+    if n.is_empty() || n.len() > 3 || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    n.parse::<u16>().ok().filter(|n| *n < 255).map(|n| n as u8)
+}
+
+fn parse_hex(s: &str) -> Option<u64> {
+    let h = s.strip_prefix("0x")?;
+    if h.is_empty() || h.len() > 16 || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u64::from_str_radix(h, 16).ok()
+}
+
+fn parse_mask(s: &str) -> Option<u8> {
+    parse_hex(s).filter(|m| *m <= 0xf).map(|m| m as u8)
+}
+
+fn parse_tid(tk: &Tok, bindless: bool) -> Result<u16, &'static str> {
+    let v = parse_hex(tk.text).ok_or("a texture index 0x0..0x1fff")?;
+    if bindless {
+        return if v == 0 {
+            Ok(0)
+        } else {
+            Err("0x0 (bindless forms print no texture index)")
+        };
+    }
+    if v > 0x1fff {
+        return Err("a texture index 0x0..0x1fff");
+    }
+    Ok(v as u16)
+}
+
+fn parse_query(s: &str) -> Option<u8> {
+    if let Some(c) = code_of(&table().query, s) {
+        return Some(c);
+    }
+    if s.is_empty() || s.len() > 2 || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let code = s.parse::<u8>().ok()?.checked_mul(2)?;
+    (query_valid(code) && !table().query.contains_key(&code)).then_some(code)
+}
