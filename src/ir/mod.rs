@@ -320,6 +320,8 @@ impl TexInstr {
 pub enum Origin {
     /// Built by a pass or by library code, not decoded.
     Synthetic,
+    /// Decoded from DXBC: the exact tokens and text spelling (see `isa::dxbc::DxbcExtras`).
+    Dxbc(Box<crate::isa::dxbc::DxbcExtras>),
 }
 
 /// A location in the input: byte offset for binaries, line and column for text.
@@ -385,6 +387,8 @@ pub struct Program {
     pub samplers: IndexMap<u32, SamplerDecl>,
     /// Variables by name, in declaration order.
     pub variables: IndexMap<String, Variable>,
+    /// DXBC program state: version token, container chunks, listing layout.
+    pub dxbc: Option<Box<crate::isa::dxbc::DxbcModule>>,
 }
 
 impl Program {
@@ -396,6 +400,7 @@ impl Program {
             resources: IndexMap::new(),
             samplers: IndexMap::new(),
             variables: IndexMap::new(),
+            dxbc: None,
         }
     }
 

@@ -7,6 +7,8 @@
 //!   (the CLI's `--hex`: one instruction per output line)
 //! - `looks_binary(&[u8]) -> bool`: whether an input is the ISA's binary form.
 
+pub mod dxbc;
+
 use crate::error::{Error, Unsupported};
 use crate::ir::{Isa, Program};
 
@@ -37,26 +39,41 @@ pub fn print_text(isa: Isa, _program: &Program) -> Result<String, Error> {
 }
 
 /// Decodes `bytes` as an `isa` binary.
-pub fn decode_binary(isa: Isa, _bytes: &[u8]) -> Result<Program, Error> {
-    Err(not_built(isa))
+pub fn decode_binary(isa: Isa, bytes: &[u8]) -> Result<Program, Error> {
+    match isa {
+        Isa::Dxbc => dxbc::decode_binary(bytes),
+        _ => Err(not_built(isa)),
+    }
 }
 
 /// Encodes `program` as an `isa` binary.
-pub fn encode_binary(isa: Isa, _program: &Program) -> Result<Vec<u8>, Error> {
-    Err(not_built(isa))
+pub fn encode_binary(isa: Isa, program: &Program) -> Result<Vec<u8>, Error> {
+    match isa {
+        Isa::Dxbc => dxbc::encode_binary(program),
+        _ => Err(not_built(isa)),
+    }
 }
 
 /// Decodes instructions given as hex on the command line.
-pub fn decode_hex(isa: Isa, _words: &[&str]) -> Result<Program, Error> {
-    Err(not_built(isa))
+pub fn decode_hex(isa: Isa, words: &[&str]) -> Result<Program, Error> {
+    match isa {
+        Isa::Dxbc => dxbc::decode_hex(words),
+        _ => Err(not_built(isa)),
+    }
 }
 
 /// Prints `program` as hex, one instruction per line.
-pub fn print_hex(isa: Isa, _program: &Program) -> Result<String, Error> {
-    Err(not_built(isa))
+pub fn print_hex(isa: Isa, program: &Program) -> Result<String, Error> {
+    match isa {
+        Isa::Dxbc => dxbc::print_hex(program),
+        _ => Err(not_built(isa)),
+    }
 }
 
 /// Whether `bytes` is the binary form of `isa` (otherwise it is read as text).
-pub fn looks_binary(_isa: Isa, bytes: &[u8]) -> bool {
-    std::str::from_utf8(bytes).is_err()
+pub fn looks_binary(isa: Isa, bytes: &[u8]) -> bool {
+    match isa {
+        Isa::Dxbc => dxbc::looks_binary(bytes),
+        _ => std::str::from_utf8(bytes).is_err(),
+    }
 }
