@@ -34,8 +34,11 @@ pub fn parse_text(isa: Isa, _src: &str) -> Result<Program, Error> {
 }
 
 /// Prints `program` as `isa` text.
-pub fn print_text(isa: Isa, _program: &Program) -> Result<String, Error> {
-    Err(not_built(isa))
+pub fn print_text(isa: Isa, program: &Program) -> Result<String, Error> {
+    match isa {
+        Isa::Dxbc => dxbc::print_text(program),
+        _ => Err(not_built(isa)),
+    }
 }
 
 /// Decodes `bytes` as an `isa` binary.

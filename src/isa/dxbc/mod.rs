@@ -11,6 +11,7 @@
 //! [`crate::ir::Opaque`] item holding its dwords (binary input) or its text (listing input).
 
 pub mod container;
+pub mod disasm;
 pub mod tokens;
 
 #[allow(dead_code)] // the listing printer and the lift use the rest (next commits)
@@ -206,6 +207,51 @@ pub fn decode_hex(words: &[&str]) -> Result<Program, Error> {
         }
         p
     })
+}
+
+/// The instruction an opaque binary item holds.
+fn opaque_instruction(o: &Opaque) -> Result<Instruction, Error> {
+    let words = tokens::dwords(&o.bytes, o.span.offset).map_err(decode_error)?;
+    let mut instrs = tokens::decode_instructions(&words).map_err(decode_error)?;
+    match (instrs.pop(), instrs.is_empty()) {
+        (Some((_, i)), true) => Ok(i),
+        _ => Err(decode_error(DecodeError {
+            offset: o.span.offset,
+            reason: "an opaque item must hold exactly one instruction".into(),
+        })),
+    }
+}
+
+/// Prints the program as an fxc listing: the profile line, then one line per instruction
+/// (a decoded binary), or every line of the listing it was parsed from.
+pub fn print_text(program: &Program) -> Result<String, Error> {
+    let mut out = String::new();
+    if let Some(v) = program.dxbc.as_deref().and_then(|m| m.version) {
+        out.push_str(&disasm::profile(v));
+        out.push('\n');
+    }
+    let mut indent = disasm::Indent::default();
+    for item in &program.items {
+        match item {
+            Item::Opaque(o) => match &o.text {
+                Some(text) => out.push_str(text),
+                None => {
+                    let instr = opaque_instruction(o)?;
+                    out.push_str(&indent.line(instr.opcode));
+                    out.push_str(&disasm::instruction(&instr));
+                }
+            },
+            Item::Tex(t) => {
+                return Err(validation(
+                    Span::default(),
+                    "dxbc-lower",
+                    format!("texture instruction `{t}` has no DXBC spelling yet"),
+                ))
+            }
+        }
+        out.push('\n');
+    }
+    Ok(out)
 }
 
 /// Prints each instruction's dwords as hex on one line, in order.

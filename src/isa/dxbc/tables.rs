@@ -42,6 +42,12 @@ pub struct File {
     pub system_values: Vec<(u32, String)>,
     pub global_flags: Vec<String>,
     pub sampler_modes: Vec<(u8, String)>,
+    pub output_topologies: Vec<(u8, String)>,
+    pub input_primitives: Vec<(u8, String)>,
+    pub tessellator_domains: Vec<(u8, String)>,
+    pub tessellator_partitionings: Vec<(u8, String)>,
+    pub tessellator_outputs: Vec<(u8, String)>,
+    pub program_types: Vec<(u32, String)>,
     pub tex: Vec<TexRow>,
 }
 
