@@ -59,3 +59,47 @@ fn a_flipped_bit_is_a_checksum_error() {
     let err = dxbc::decode_binary(&bytes).unwrap_err().to_string();
     assert!(err.contains("checksum mismatch"), "{err}");
 }
+
+#[test]
+#[ignore = "diagnostic: operand shapes of declarations"]
+fn show_decl_operand_shapes() {
+    use std::collections::BTreeMap;
+    let Some(dir) = corpus_dir() else { return };
+    let mut shapes = BTreeMap::new();
+    for (_, bytes) in blobs(&dir) {
+        let p = dxbc::decode_binary(&bytes).unwrap();
+        for item in &p.items {
+            if let texlate::ir::Item::Opaque(o) = item {
+                let words: Vec<u32> = o
+                    .bytes
+                    .chunks(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect();
+                let ins = dxbc::tokens::decode_instructions(&words).unwrap();
+                for (_, i) in ins {
+                    for (n, op) in i.operands.iter().enumerate() {
+                        if op.num_components != 2
+                            || i.opcode >= 88 && i.opcode <= 106
+                            || i.opcode >= 143 && i.opcode <= 162
+                        {
+                            *shapes
+                                .entry((
+                                    i.opcode,
+                                    n,
+                                    op.ty,
+                                    op.indices.len(),
+                                    op.num_components,
+                                    op.selection,
+                                    op.comp,
+                                ))
+                                .or_insert(0) += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (k, v) in shapes {
+        println!("{k:?} {v}");
+    }
+}

@@ -151,3 +151,107 @@ fn show_other_differences() {
         }
     }
 }
+
+#[test]
+fn every_corpus_listing_parses_and_prints_back_identically() {
+    let Some(dir) = corpus_dir() else { return };
+    let listings = dxbc_common::listings(&dir);
+    assert_eq!(listings.len(), 438);
+    let mut failures = Vec::new();
+    for (name, text) in &listings {
+        match dxbc::parse_text(text).and_then(|p| dxbc::print_text(&p)) {
+            Ok(out) if &out == text => {}
+            Ok(_) => failures.push(format!("{name}: printed text differs")),
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of 438 fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// fxc's listing assembled by texlate gives the program fxc compiled, token for token
+/// (container chunks aside). Lines whose text does not determine the encoding (fxc versions
+/// print some floats rounded) are the only difference allowed; they are counted.
+#[test]
+fn paired_listings_assemble_to_the_blobs_tokens() {
+    let Some(dir) = corpus_dir() else { return };
+    let (mut same, mut total) = (0, 0);
+    let mut report = Vec::new();
+    for (name, blob, listing) in &pairs(&dir) {
+        let ours = dxbc::parse_text(listing).unwrap();
+        let theirs = dxbc::decode_binary(blob).unwrap();
+        let ours: Vec<String> = dxbc::print_hex(&ours)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let theirs: Vec<String> = dxbc::print_hex(&theirs)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        assert_eq!(ours.len(), theirs.len(), "{name}: instruction count");
+        for (a, b) in ours.iter().zip(&theirs) {
+            total += 1;
+            if a == b {
+                same += 1;
+            } else if report.len() < 30 {
+                report.push(format!("{name}\n  ours   {a}\n  theirs {b}"));
+            }
+        }
+    }
+    eprintln!(
+        "{same}/{total} instructions assemble to fxc's tokens\n{}",
+        report.join("\n")
+    );
+    assert!(same * 100 >= total * 99, "{same}/{total}");
+}
+
+/// Every texture instruction of the corpus listings, assembled alone (`asm --hex`) and
+/// disassembled again (`disasm --hex`), prints as it was written.
+#[test]
+fn texture_instructions_survive_text_binary_text() {
+    let Some(dir) = corpus_dir() else { return };
+    let mut count = 0;
+    let mut failures = Vec::new();
+    for (name, text) in dxbc_common::listings(&dir) {
+        for line in code_lines(&text) {
+            let line = line.trim_start();
+            if !is_texture_line(line) || line.starts_with("dcl_") {
+                continue;
+            }
+            count += 1;
+            let code = line.split("//").next().unwrap().trim_end();
+            let round = dxbc::parse_text(code)
+                .and_then(|p| dxbc::print_hex(&p))
+                .and_then(|hex| {
+                    let words: Vec<&str> = hex.split_whitespace().collect();
+                    dxbc::decode_hex(&words)
+                })
+                .and_then(|p| dxbc::print_text(&p));
+            match round {
+                Ok(out) if out.trim_end() == code => {}
+                Ok(out) => {
+                    failures.push(format!("{name}:\n  in  {code}\n  out {}", out.trim_end()))
+                }
+                Err(e) => failures.push(format!("{name}: {code}: {e}")),
+            }
+        }
+    }
+    assert!(count > 1000, "only {count} texture instructions");
+    assert!(
+        failures.is_empty(),
+        "{} of {count} fail:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(30)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}

@@ -29,8 +29,11 @@ fn not_built(isa: Isa) -> Error {
 }
 
 /// Parses `src` as `isa` text.
-pub fn parse_text(isa: Isa, _src: &str) -> Result<Program, Error> {
-    Err(not_built(isa))
+pub fn parse_text(isa: Isa, src: &str) -> Result<Program, Error> {
+    match isa {
+        Isa::Dxbc => dxbc::parse_text(src),
+        _ => Err(not_built(isa)),
+    }
 }
 
 /// Prints `program` as `isa` text.

@@ -92,7 +92,7 @@ fn immediate(op: &Operand, kind: u8) -> String {
 /// Whether an operand uses SM5.1 range syntax (`T0[0]`, `CB0[0][1]`): resources, samplers
 /// and UAVs with two indices, constant buffers with three.
 fn is_range(t: &Tables, op: &Operand) -> bool {
-    let has_range_prefix = t.register_type(op.ty).is_some_and(|r| !r.3.is_empty());
+    let has_range_prefix = t.register_type(op.ty).is_some_and(|r| !r.4.is_empty());
     has_range_prefix && (op.indices.len() >= 3 || (op.ty != 8 && op.indices.len() == 2))
 }
 
@@ -110,7 +110,7 @@ fn register(t: &Tables, op: &Operand, range: bool) -> String {
     let row = t.register_type(op.ty);
     let sm51 = is_range(t, op);
     let prefix = match row {
-        Some(r) if sm51 => r.3.clone(),
+        Some(r) if sm51 => r.4.clone(),
         Some(r) => r.1.clone(),
         None => format!("reg{}_", op.ty),
     };

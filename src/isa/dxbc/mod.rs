@@ -10,11 +10,12 @@
 //! template [`lower`] starts from; every other instruction, declaration and listing line is an
 //! [`crate::ir::Opaque`] item holding its dwords (binary input) or its text (listing input).
 
+mod asm;
 pub mod container;
 pub mod disasm;
 pub mod tokens;
 
-#[allow(dead_code)] // the listing printer and the lift use the rest (next commits)
+#[allow(dead_code)] // the lift uses the rest (next commit)
 mod tables;
 
 use crate::error::Location;
@@ -32,6 +33,15 @@ pub struct DxbcModule {
     /// The container the program came in, when it came in one. Its program chunk is
     /// rewritten from the items on encode; every other chunk is written back as it was.
     pub container: Option<Container>,
+    /// The program was parsed from a listing: every line (comments, the profile line) is an
+    /// item, and `final_newline` says whether the last line was terminated.
+    pub listing: Option<Listing>,
+}
+
+/// How a parsed listing ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Listing {
+    pub final_newline: bool,
 }
 
 /// What a DXBC texture instruction carries beyond the IR: its tokens as decoded or parsed.
@@ -93,6 +103,7 @@ fn build_program(tp: TokenProgram, container: Option<Container>) -> Program {
     program.dxbc = Some(Box::new(DxbcModule {
         version: Some(tp.version),
         container,
+        listing: None,
     }));
     program
 }
@@ -226,7 +237,9 @@ fn opaque_instruction(o: &Opaque) -> Result<Instruction, Error> {
 /// (a decoded binary), or every line of the listing it was parsed from.
 pub fn print_text(program: &Program) -> Result<String, Error> {
     let mut out = String::new();
-    if let Some(v) = program.dxbc.as_deref().and_then(|m| m.version) {
+    let module = program.dxbc.as_deref();
+    let listing = module.and_then(|m| m.listing);
+    if let (Some(v), None) = (module.and_then(|m| m.version), listing) {
         out.push_str(&disasm::profile(v));
         out.push('\n');
     }
@@ -251,7 +264,104 @@ pub fn print_text(program: &Program) -> Result<String, Error> {
         }
         out.push('\n');
     }
+    if listing.is_some_and(|l| !l.final_newline) {
+        out.pop();
+    }
     Ok(out)
+}
+
+/// A line without its trailing `// comment` and whitespace.
+fn code_part(line: &str) -> &str {
+    line.split("//").next().unwrap_or("").trim_end()
+}
+
+/// The version token of a profile line (`ps_5_0`), when the line is one.
+fn profile_version(line: &str) -> Option<u32> {
+    let (kind, model) = line.trim_end().split_once('_')?;
+    let kind = tables::find_code(&tables::tables().file.program_types, kind)?;
+    let version = match model {
+        "4_0" => 0x40,
+        "4_1" => 0x41,
+        "5_0" => 0x50,
+        "5_1" => 0x51,
+        _ => return None,
+    };
+    Some(kind << 16 | version)
+}
+
+/// Parses an fxc listing (or Wine's disassembly). Lines before the SM4/SM5 profile line
+/// (signature comments, a Level9 listing) are kept as they are; after it, comments, blank
+/// lines and `#line` directives are kept and every other line must be an instruction or
+/// declaration. Without a profile line every non-comment line is parsed as an instruction
+/// (single instructions on the command line).
+pub fn parse_text(src: &str) -> Result<Program, Error> {
+    let mut program = Program::new(Isa::Dxbc);
+    let final_newline = src.ends_with('\n');
+    let mut lines: Vec<&str> = src.split('\n').collect();
+    if final_newline {
+        lines.pop();
+    }
+    let has_profile = lines.iter().any(|l| profile_version(l).is_some());
+    let mut version = None;
+    let mut offset = 0;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let line_no = i as u32 + 1;
+        let span = Span {
+            offset,
+            line: line_no,
+            column: 1,
+        };
+        let trimmed = line.trim();
+        let in_code = version.is_some() || !has_profile;
+        let mut text = line.to_string();
+        let mut bytes = Vec::new();
+        if version.is_none() && has_profile {
+            version = profile_version(line);
+        } else if in_code
+            && !trimmed.is_empty()
+            && !trimmed.starts_with("//")
+            && !trimmed.starts_with("#line")
+        {
+            // An immediate constant buffer continues until its braces balance.
+            let mut end = i;
+            let depth = |s: &str| s.matches('{').count() as i64 - s.matches('}').count() as i64;
+            let mut open = depth(line);
+            while open > 0 && end + 1 < lines.len() {
+                end += 1;
+                text.push('\n');
+                text.push_str(lines[end]);
+                open += depth(lines[end]);
+            }
+            let indent = line.len() - line.trim_start().len();
+            let at = asm::LinePos {
+                line: line_no,
+                column: indent as u32 + 1,
+            };
+            let code = code_part(&text[indent..]);
+            let instr = asm::instruction(code, at).map_err(Error::Parse)?;
+            let mut words = Vec::new();
+            instr
+                .encode(&mut words)
+                .map_err(|e| validation(span, "dxbc-encode", e))?;
+            bytes = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            i = end;
+        }
+        offset += text.len() + 1;
+        program.items.push(Item::Opaque(Opaque {
+            text: Some(text),
+            bytes,
+            span,
+        }));
+        i += 1;
+    }
+    program.dxbc = Some(Box::new(DxbcModule {
+        version,
+        container: None,
+        listing: Some(Listing { final_newline }),
+    }));
+    Ok(program)
 }
 
 /// Prints each instruction's dwords as hex on one line, in order.

@@ -16,9 +16,10 @@ pub struct OpcodeRow(pub u16, pub String, pub String, pub String);
 #[derive(Debug, Deserialize)]
 pub struct ResourceDimRow(pub u8, pub String, pub String, pub bool, pub bool);
 
-/// One row of `register_types`: code, prefix, components when unsuffixed, SM5.1 prefix.
+/// One row of `register_types`: code, prefix, components when unsuffixed in an instruction
+/// and in a declaration, SM5.1 prefix.
 #[derive(Debug, Deserialize)]
-pub struct RegisterTypeRow(pub u8, pub String, pub u8, pub String);
+pub struct RegisterTypeRow(pub u8, pub String, pub u8, pub u8, pub String);
 
 /// One `[[tex]]` entry: a texture instruction's IR meaning and operand roles.
 #[derive(Debug, Deserialize)]

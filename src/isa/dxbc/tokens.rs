@@ -487,11 +487,15 @@ impl Reader<'_> {
         } else {
             Vec::new()
         };
-        let layout = tables().op(opcode).map_or(Layout::Raw, |o| o.layout);
+        let info = tables().op(opcode);
+        let layout = info.map_or(Layout::Raw, |o| o.layout);
+        // A texture instruction has one operand per role; dwords after them (the SM5.0
+        // feedback ops of the corpus carry a zero dword there) are kept as words.
+        let roles = info.and_then(|o| o.tex.as_ref()).map(|t| t.roles.len());
         let mut operands = Vec::new();
         match layout {
             Layout::Operands => {
-                while self.pos < end {
+                while self.pos < end && roles.is_none_or(|n| operands.len() < n) {
                     operands.push(self.operand(end, 0)?);
                 }
             }
