@@ -13,14 +13,17 @@
 mod asm;
 pub mod container;
 pub mod disasm;
+mod lift;
+mod lower;
 pub mod tokens;
 
-#[allow(dead_code)] // the lift uses the rest (next commit)
 mod tables;
 
 use crate::error::Location;
 use crate::error::{DecodeError, Error, ValidationError};
-use crate::ir::{Isa, Item, Opaque, Program, Span};
+use crate::ir::{Isa, Item, Opaque, Origin, Program, Span, TexInstr};
+
+use lift::Decls;
 
 use container::Container;
 use tokens::{Instruction, TokenProgram};
@@ -50,6 +53,16 @@ pub struct Listing {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DxbcExtras {
     pub instr: Instruction,
+    /// The line around the instruction, when it was parsed from a listing.
+    pub text: Option<LineText>,
+}
+
+/// What a listing line holds besides the instruction: its indentation and what follows the
+/// instruction (trailing spaces, a `// comment`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineText {
+    pub indent: String,
+    pub trailing: String,
 }
 
 fn decode_error(e: DecodeError) -> Error {
@@ -97,9 +110,15 @@ pub fn decode_binary(bytes: &[u8]) -> Result<Program, Error> {
 /// The program of a decoded token stream: one item per instruction.
 fn build_program(tp: TokenProgram, container: Option<Container>) -> Program {
     let mut program = Program::new(Isa::Dxbc);
+    let mut decls = Decls::default();
     for (offset, instr) in tp.instructions {
-        program.items.push(opaque_instr(&instr, offset));
+        decls.add(&instr);
+        match lift::lift(&instr, &decls) {
+            Some(tex) => program.items.push(Item::Tex(Box::new(tex))),
+            None => program.items.push(opaque_instr(&instr, offset)),
+        }
     }
+    record_declarations(&mut program, &decls);
     program.dxbc = Some(Box::new(DxbcModule {
         version: Some(tp.version),
         container,
@@ -135,6 +154,7 @@ fn validation(span: Span, rule: &'static str, detail: String) -> Error {
 /// The dwords of every item, in order.
 fn item_words(program: &Program) -> Result<Vec<Vec<u32>>, Error> {
     let mut out = Vec::new();
+    let decls = program_decls(program)?;
     for item in &program.items {
         match item {
             Item::Opaque(o) => {
@@ -145,11 +165,11 @@ fn item_words(program: &Program) -> Result<Vec<Vec<u32>>, Error> {
                 out.push(words);
             }
             Item::Tex(t) => {
-                return Err(validation(
-                    Span::default(),
-                    "dxbc-lower",
-                    format!("texture instruction `{t}` has no DXBC encoding yet"),
-                ))
+                let mut words = Vec::new();
+                lower_tex(t, &decls)?
+                    .encode(&mut words)
+                    .map_err(|e| validation(Span::default(), "dxbc-encode", e))?;
+                out.push(words);
             }
         }
     }
@@ -244,6 +264,7 @@ pub fn print_text(program: &Program) -> Result<String, Error> {
         out.push('\n');
     }
     let mut indent = disasm::Indent::default();
+    let decls = program_decls(program)?;
     for item in &program.items {
         match item {
             Item::Opaque(o) => match &o.text {
@@ -255,11 +276,19 @@ pub fn print_text(program: &Program) -> Result<String, Error> {
                 }
             },
             Item::Tex(t) => {
-                return Err(validation(
-                    Span::default(),
-                    "dxbc-lower",
-                    format!("texture instruction `{t}` has no DXBC spelling yet"),
-                ))
+                let instr = lower_tex(t, &decls)?;
+                let text = disasm::instruction(&instr);
+                match extras(t).and_then(|x| x.text.as_ref()) {
+                    Some(line) => {
+                        out.push_str(&line.indent);
+                        out.push_str(&text);
+                        out.push_str(&line.trailing);
+                    }
+                    None => {
+                        out.push_str(&indent.line(instr.opcode));
+                        out.push_str(&text);
+                    }
+                }
             }
         }
         out.push('\n');
@@ -268,6 +297,77 @@ pub fn print_text(program: &Program) -> Result<String, Error> {
         out.pop();
     }
     Ok(out)
+}
+
+/// The DXBC extras of a texture instruction, when it came from DXBC.
+fn extras(t: &TexInstr) -> Option<&DxbcExtras> {
+    match &t.origin {
+        Origin::Dxbc(x) => Some(x),
+        _ => None,
+    }
+}
+
+/// Lowers one texture instruction against the program's declarations.
+fn lower_tex(t: &TexInstr, decls: &Decls) -> Result<Instruction, Error> {
+    let x = extras(t).ok_or_else(|| {
+        Error::Unsupported(crate::error::Unsupported::new(
+            format!("`{t}`"),
+            Isa::Dxbc,
+            Isa::Dxbc,
+            "it was not decoded from DXBC; building DXBC texture instructions from other ISAs is a later pass",
+        ))
+    })?;
+    lower::lower(t, &x.instr, decls)
+}
+
+/// The declarations of a program's items (opaque declaration instructions).
+fn program_decls(program: &Program) -> Result<Decls, Error> {
+    let mut decls = Decls::default();
+    for item in &program.items {
+        if let Item::Opaque(o) = item {
+            if !o.bytes.is_empty() {
+                decls.add(&opaque_instruction(o)?);
+            }
+        }
+    }
+    Ok(decls)
+}
+
+/// Fills [`Program::resources`] and [`Program::samplers`] from the declarations.
+fn record_declarations(program: &mut Program, decls: &Decls) {
+    let t = tables::tables();
+    let mut resources: Vec<_> = decls.resources.iter().collect();
+    resources.sort_by_key(|(k, _)| **k);
+    for ((ty, id), d) in resources {
+        let prefix = t.register_type(*ty).map_or("?", |r| r.1.as_str());
+        let dim = t.dim(d.dim).map_or(crate::ir::Dimension::Deferred, |info| {
+            crate::ir::Dimension::Known {
+                dim: info.dim,
+                arrayed: info.arrayed,
+                multisampled: info.ms,
+            }
+        });
+        program.resources.insert(
+            *id as u32,
+            crate::ir::Resource {
+                name: format!("{prefix}{id}"),
+                dim,
+                return_type: None,
+                sample_count: None,
+            },
+        );
+    }
+    let mut samplers: Vec<_> = decls.samplers.iter().collect();
+    samplers.sort();
+    for (id, mode) in samplers {
+        program.samplers.insert(
+            *id as u32,
+            crate::ir::SamplerDecl {
+                name: format!("s{id}"),
+                comparison: *mode == 1,
+            },
+        );
+    }
 }
 
 /// A line without its trailing `// comment` and whitespace.
@@ -302,6 +402,7 @@ pub fn parse_text(src: &str) -> Result<Program, Error> {
         lines.pop();
     }
     let has_profile = lines.iter().any(|l| profile_version(l).is_some());
+    let mut decls = Decls::default();
     let mut version = None;
     let mut offset = 0;
     let mut i = 0;
@@ -341,6 +442,19 @@ pub fn parse_text(src: &str) -> Result<Program, Error> {
             };
             let code = code_part(&text[indent..]);
             let instr = asm::instruction(code, at).map_err(Error::Parse)?;
+            decls.add(&instr);
+            if let Some(mut tex) = lift::lift(&instr, &decls) {
+                if let Origin::Dxbc(x) = &mut tex.origin {
+                    x.text = Some(LineText {
+                        indent: text[..indent].to_string(),
+                        trailing: text[indent + code.len()..].to_string(),
+                    });
+                }
+                offset += text.len() + 1;
+                program.items.push(Item::Tex(Box::new(tex)));
+                i = end + 1;
+                continue;
+            }
             let mut words = Vec::new();
             instr
                 .encode(&mut words)
@@ -356,6 +470,7 @@ pub fn parse_text(src: &str) -> Result<Program, Error> {
         }));
         i += 1;
     }
+    record_declarations(&mut program, &decls);
     program.dxbc = Some(Box::new(DxbcModule {
         version,
         container: None,
