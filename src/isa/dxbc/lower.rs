@@ -52,7 +52,7 @@ fn repoint(base: &Operand, s: &Scalar) -> Result<Operand, Error> {
     Ok(op)
 }
 
-/// An operand reading `scalars` in lanes 0.., built on `base` (its unused lanes kept).
+/// An operand reading `scalars` in lanes 0.., built on `base` (its modifiers kept).
 fn vector(base: &Operand, scalars: &[Scalar]) -> Result<Operand, Error> {
     let first = scalars
         .first()
@@ -109,13 +109,8 @@ fn vector(base: &Operand, scalars: &[Scalar]) -> Result<Operand, Error> {
         op.comp = subs[0];
         return Ok(op);
     }
-    let keep =
-        base.num_components == 2 && base.selection != SEL_SELECT1 && base.selection != SEL_MASK;
-    let swz = [0, 1, 2, 3].map(|lane| match subs.get(lane) {
-        Some(c) => *c,
-        None if keep => base.component(lane),
-        None => subs[0],
-    });
+    // Unused lanes repeat the first, as fxc writes them (`v1.xyxx`).
+    let swz = [0, 1, 2, 3].map(|lane| subs.get(lane).copied().unwrap_or(subs[0]));
     op.set_swizzle(swz);
     Ok(op)
 }
@@ -361,7 +356,7 @@ pub fn lower(ir: &TexInstr, template: &Instruction, decls: &Decls) -> Result<Ins
     }
     // Result placement.
     if ir.dst != orig.dst {
-        place_result(ir, template, &tex.roles, &mut out)?;
+        place_result(ir, &orig, template, &tex.roles, &mut out)?;
     }
     if ir.status_dst != orig.status_dst {
         if let (Some(i), Some(Scalar::Reg(r))) = (at(Role::Status), &ir.status_dst) {
@@ -377,9 +372,10 @@ pub fn lower(ir: &TexInstr, template: &Instruction, decls: &Decls) -> Result<Ins
 
 /// Rebuilds the destination mask and the resource swizzle from `ir.dst`: texture channel
 /// `ch` written to component `c` sets mask bit `c` and `swizzle[c] = ch`. Components of the
-/// template that repeat a channel still written to the same register stay.
+/// template that repeat a channel whose placement the edit left alone stay.
 fn place_result(
     ir: &TexInstr,
+    orig: &TexInstr,
     template: &Instruction,
     roles: &[Role],
     out: &mut Instruction,
@@ -433,11 +429,12 @@ fn place_result(
     }
     for (c, slot) in swz.iter_mut().enumerate() {
         let ch = tres.component(c) as usize;
-        let same_reg = matches!(ir.dst.get(ch), Some(Some(Scalar::Reg(r))) if r.file == first_reg(first).file && r.index == first_reg(first).index);
+        let unchanged = ir.dst.get(ch) == orig.dst.get(ch);
         if tdst.mask() & (1 << c) != 0
             && mask & (1 << c) == 0
-            && same_reg
+            && unchanged
             && tdst.first_index() == dst.first_index()
+            && tdst.ty == dst.ty
         {
             mask |= 1 << c;
             *slot = ch as u8;
