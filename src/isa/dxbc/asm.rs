@@ -268,6 +268,7 @@ fn immediate_or_register(
     let row = t
         .register_types()
         .iter()
+        .filter(|r| r.0 != OPERAND_IMM32 && r.0 != OPERAND_IMM64)
         .find(|r| r.1 == name || (!r.4.is_empty() && r.4 == name))
         .ok_or_else(|| c.err_at(start, "a register (r#, v#, o#, t#, s#, cb#[], l(...) ...)"))?;
     c.pos = name_end;

@@ -110,9 +110,13 @@ pub fn decode_binary(bytes: &[u8]) -> Result<Program, Error> {
 /// The program of a decoded token stream: one item per instruction.
 fn build_program(tp: TokenProgram, container: Option<Container>) -> Program {
     let mut program = Program::new(Isa::Dxbc);
+    // Declarations first, all of them: a texture instruction lifts against the same
+    // declarations whether it is decoded or encoded.
     let mut decls = Decls::default();
+    for (_, instr) in &tp.instructions {
+        decls.add(instr);
+    }
     for (offset, instr) in tp.instructions {
-        decls.add(&instr);
         match lift::lift(&instr, &decls) {
             Some(tex) => program.items.push(Item::Tex(Box::new(tex))),
             None => program.items.push(opaque_instr(&instr, offset)),
@@ -403,6 +407,7 @@ pub fn parse_text(src: &str) -> Result<Program, Error> {
     }
     let has_profile = lines.iter().any(|l| profile_version(l).is_some());
     let mut decls = Decls::default();
+    let mut parsed: Vec<(usize, Instruction, LineText)> = Vec::new();
     let mut version = None;
     let mut offset = 0;
     let mut i = 0;
@@ -443,23 +448,16 @@ pub fn parse_text(src: &str) -> Result<Program, Error> {
             let code = code_part(&text[indent..]);
             let instr = asm::instruction(code, at).map_err(Error::Parse)?;
             decls.add(&instr);
-            if let Some(mut tex) = lift::lift(&instr, &decls) {
-                if let Origin::Dxbc(x) = &mut tex.origin {
-                    x.text = Some(LineText {
-                        indent: text[..indent].to_string(),
-                        trailing: text[indent + code.len()..].to_string(),
-                    });
-                }
-                offset += text.len() + 1;
-                program.items.push(Item::Tex(Box::new(tex)));
-                i = end + 1;
-                continue;
-            }
+            let line_text = LineText {
+                indent: text[..indent].to_string(),
+                trailing: text[indent + code.len()..].to_string(),
+            };
             let mut words = Vec::new();
             instr
                 .encode(&mut words)
                 .map_err(|e| validation(span, "dxbc-encode", e))?;
             bytes = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            parsed.push((program.items.len(), instr, line_text));
             i = end;
         }
         offset += text.len() + 1;
@@ -469,6 +467,15 @@ pub fn parse_text(src: &str) -> Result<Program, Error> {
             span,
         }));
         i += 1;
+    }
+    // Texture instructions lift once every declaration is known.
+    for (at, instr, line_text) in parsed {
+        if let Some(mut tex) = lift::lift(&instr, &decls) {
+            if let Origin::Dxbc(x) = &mut tex.origin {
+                x.text = Some(line_text);
+            }
+            program.items[at] = Item::Tex(Box::new(tex));
+        }
     }
     record_declarations(&mut program, &decls);
     program.dxbc = Some(Box::new(DxbcModule {

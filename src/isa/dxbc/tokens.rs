@@ -387,7 +387,8 @@ impl Reader<'_> {
             (OPERAND_IMM32, 1) => 1,
             (OPERAND_IMM32, 2) => 4,
             (OPERAND_IMM64, 1) => 2,
-            (OPERAND_IMM64, 2) => 8,
+            // A four-component double immediate holds two doubles (xy, zw).
+            (OPERAND_IMM64, 2) => 4,
             (OPERAND_IMM32 | OPERAND_IMM64, _) => {
                 return Err(self.err(
                     at,
