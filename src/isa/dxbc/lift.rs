@@ -294,7 +294,9 @@ pub fn lift(instr: &Instruction, decls: &Decls) -> Option<TexInstr> {
     let one = |r: Role| role(r).map(|o| scalar(o, 0, src_type(r).unwrap_or(ScalarType::F32)));
     // Coordinates.
     let coord_ty = src_type(Role::Coord).unwrap_or(ScalarType::F32);
-    ir.coord_type = Some(coord_ty);
+    ir.coord_type = [Role::Coord, Role::ByteOffset]
+        .into_iter()
+        .find_map(|r| role(r).and(src_type(r)));
     let layout = role(Role::Coord).map(|c| coord_layout(ir.dim, tex.lod, lanes(c)));
     if let (Some(c), Some(l)) = (role(Role::Coord), layout) {
         ir.coord = (0..l.spatial).map(|i| scalar(c, i, coord_ty)).collect();

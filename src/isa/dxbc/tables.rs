@@ -327,3 +327,49 @@ pub fn tables() -> &'static Tables {
         ))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table loads and is self-consistent: unique opcode numbers and names, every
+    /// layout and texture entry names a listed opcode, every texture instruction has a
+    /// result and a resource, every dimension and return type code is unique.
+    #[test]
+    fn dxbc_table_is_consistent() {
+        let t = tables();
+        let f = &t.file;
+        let mut codes: Vec<u16> = f.opcodes.iter().map(|o| o.0).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), f.opcodes.len(), "duplicate opcode numbers");
+        assert_eq!(t.by_name.len(), f.opcodes.len(), "duplicate mnemonics");
+        for (code, _) in &f.decl_layouts {
+            assert!(t.op(*code).is_some(), "layout for unknown opcode {code}");
+        }
+        for (wine, fxc) in &f.wine_aliases {
+            assert!(t.by_name.contains_key(fxc), "alias {wine} -> unknown {fxc}");
+        }
+        assert_eq!(f.tex.len(), 35);
+        for tex in &f.tex {
+            let code = t.by_name[&tex.mnemonic];
+            let info = t.op(code).and_then(|o| o.tex.as_ref()).unwrap();
+            assert!(info.roles.contains(&Role::Dst) && info.roles.contains(&Role::Resource));
+            let op = t.op(code).unwrap();
+            assert_eq!(
+                op.dst_types.len() + op.src_types.len(),
+                info.roles.len(),
+                "{}: operand types and roles disagree",
+                tex.mnemonic
+            );
+        }
+        let mut dims: Vec<u8> = t.dims.iter().map(|d| d.code).collect();
+        dims.dedup();
+        assert_eq!(dims.len(), 12);
+        assert!(t
+            .register_types()
+            .iter()
+            .enumerate()
+            .all(|(i, r)| r.0 as usize == i));
+    }
+}
