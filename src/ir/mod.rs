@@ -326,6 +326,8 @@ pub enum Origin {
     Visa(Box<crate::isa::visa::VisaExtras>),
     /// Decoded from NVIDIA SASS: the form, phase and raw fields the IR does not model.
     Nvidia(Box<crate::isa::nvidia::NvidiaExtras>),
+    /// Decoded from DXBC: the exact tokens and text spelling (see `isa::dxbc::DxbcExtras`).
+    Dxbc(Box<crate::isa::dxbc::DxbcExtras>),
 }
 
 /// A location in the input: byte offset for binaries, line and column for text.
@@ -395,6 +397,8 @@ pub struct Program {
     pub visa: Option<Box<crate::isa::visa::VisaProgram>>,
     /// What an NVIDIA input was (listing, raw stream, cubin), for an exact round trip.
     pub nvidia: Option<Box<crate::isa::nvidia::NvidiaContainer>>,
+    /// DXBC program state: version token, container chunks, listing layout.
+    pub dxbc: Option<Box<crate::isa::dxbc::DxbcModule>>,
 }
 
 impl Program {
@@ -408,6 +412,7 @@ impl Program {
             variables: IndexMap::new(),
             visa: None,
             nvidia: None,
+            dxbc: None,
         }
     }
 

@@ -7,10 +7,11 @@
 //!   (the CLI's `--hex`: one instruction per output line)
 //! - `looks_binary(&[u8]) -> bool`: whether an input is the ISA's binary form.
 
-pub mod visa;
+pub mod dxbc;
 pub mod nvidia;
+pub mod visa;
 
-use crate::error::{Error, Unsupported};
+use crate::error::Error;
 use crate::ir::{Isa, Program};
 
 /// The form of an input or output.
@@ -20,21 +21,12 @@ pub enum Form {
     Binary,
 }
 
-fn not_built(isa: Isa) -> Error {
-    Error::Unsupported(Unsupported::new(
-        "this instruction set",
-        isa,
-        isa,
-        "its frontend and backend are not part of this build yet",
-    ))
-}
-
 /// Parses `src` as `isa` text.
 pub fn parse_text(isa: Isa, src: &str) -> Result<Program, Error> {
     match isa {
         Isa::Visa => visa::parse_text(src),
         Isa::Nvidia => nvidia::parse_text(src),
-        _ => Err(not_built(isa)),
+        Isa::Dxbc => dxbc::parse_text(src),
     }
 }
 
@@ -43,7 +35,7 @@ pub fn print_text(isa: Isa, program: &Program) -> Result<String, Error> {
     match isa {
         Isa::Visa => visa::print_text(program),
         Isa::Nvidia => nvidia::print_text(program),
-        _ => Err(not_built(isa)),
+        Isa::Dxbc => dxbc::print_text(program),
     }
 }
 
@@ -52,7 +44,7 @@ pub fn decode_binary(isa: Isa, bytes: &[u8]) -> Result<Program, Error> {
     match isa {
         Isa::Visa => visa::decode_binary(bytes),
         Isa::Nvidia => nvidia::decode_binary(bytes),
-        _ => Err(not_built(isa)),
+        Isa::Dxbc => dxbc::decode_binary(bytes),
     }
 }
 
@@ -61,7 +53,7 @@ pub fn encode_binary(isa: Isa, program: &Program) -> Result<Vec<u8>, Error> {
     match isa {
         Isa::Visa => visa::encode_binary(program),
         Isa::Nvidia => nvidia::encode_binary(program),
-        _ => Err(not_built(isa)),
+        Isa::Dxbc => dxbc::encode_binary(program),
     }
 }
 
@@ -70,7 +62,7 @@ pub fn decode_hex(isa: Isa, words: &[&str]) -> Result<Program, Error> {
     match isa {
         Isa::Visa => visa::decode_hex(words),
         Isa::Nvidia => nvidia::decode_hex(words),
-        _ => Err(not_built(isa)),
+        Isa::Dxbc => dxbc::decode_hex(words),
     }
 }
 
@@ -79,7 +71,7 @@ pub fn print_hex(isa: Isa, program: &Program) -> Result<String, Error> {
     match isa {
         Isa::Visa => visa::print_hex(program),
         Isa::Nvidia => nvidia::print_hex(program),
-        _ => Err(not_built(isa)),
+        Isa::Dxbc => dxbc::print_hex(program),
     }
 }
 
@@ -88,6 +80,6 @@ pub fn looks_binary(isa: Isa, bytes: &[u8]) -> bool {
     match isa {
         Isa::Visa => visa::looks_binary(bytes),
         Isa::Nvidia => nvidia::looks_binary(bytes),
-        _ => std::str::from_utf8(bytes).is_err(),
+        Isa::Dxbc => dxbc::looks_binary(bytes),
     }
 }

@@ -1,0 +1,874 @@
+//! fxc listing lines parsed into tokens: the inverse of [`super::disasm`]. The Wine /
+//! vkd3d-shader 1.6 spellings (research/dxbc.md §8) are accepted too: `ld2dms`,
+//! `sample_info`, groups in either order, an omitted all-float return type, `.x` for a
+//! replicated swizzle, `comparisonMode`, `0.00000000e+00`.
+//!
+//! Where text does not say how an operand is encoded, the choice is fxc's as observed in the
+//! corpus blobs: an unsuffixed register has the component count of `register_types`, an
+//! immediate has one or four components, SM5.1 declaration ranges and constant buffers in
+//! declarations are four-component `xyzw` swizzles, a relative index `[r0.x + 0]` is
+//! relative-only and `[r0.x + 2]` immediate-plus-relative.
+
+use crate::error::ParseError;
+
+use super::tables::{find_code, tables, Tables};
+use super::tokens::{
+    Index, Instruction, Operand, EXT_RESOURCE_DIM, EXT_RETURN_TYPE, INDEX_IMM32_RELATIVE,
+    INDEX_RELATIVE, OPERAND_IMM32, OPERAND_IMM64, OP_CUSTOMDATA, SEL_MASK, SEL_SELECT1,
+};
+
+/// Where a line sits in its input, for error locations.
+#[derive(Clone, Copy, Debug)]
+pub struct LinePos {
+    pub line: u32,
+    /// Column of the line's first byte handed to the parser (1-based).
+    pub column: u32,
+}
+
+/// A cursor over one line (or one multi-line immediate constant buffer).
+struct Cursor<'a> {
+    s: &'a str,
+    pos: usize,
+    at: LinePos,
+}
+
+/// How an operand's components are read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Dst,
+    Src,
+    Decl,
+}
+
+fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+impl<'a> Cursor<'a> {
+    fn new(s: &'a str, at: LinePos) -> Self {
+        Cursor { s, pos: 0, at }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.s.as_bytes().get(self.pos).copied()
+    }
+
+    fn ws(&mut self) {
+        while self.peek().is_some_and(|c| c.is_ascii_whitespace()) {
+            self.pos += 1;
+        }
+    }
+
+    fn eat(&mut self, c: u8) -> bool {
+        self.ws();
+        if self.peek() == Some(c) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// An error at byte `pos` of the line, naming the token found there.
+    fn err_at(&self, pos: usize, expected: impl Into<String>) -> ParseError {
+        let rest = self.s.get(pos..).unwrap_or("");
+        let token: String = match rest.bytes().next() {
+            Some(c) if is_ident(c) => rest
+                .chars()
+                .take_while(|c| is_ident(*c as u8) && c.is_ascii())
+                .collect(),
+            Some(_) => rest.chars().take(1).collect(),
+            None => String::new(),
+        };
+        let column = self
+            .s
+            .get(..pos)
+            .map_or(0, |p| p.rsplit('\n').next().unwrap_or("").len());
+        let line_offset = self.s.get(..pos).map_or(0, |p| p.matches('\n').count()) as u32;
+        ParseError {
+            line: self.at.line + line_offset,
+            column: if line_offset == 0 {
+                self.at.column + column as u32
+            } else {
+                column as u32 + 1
+            },
+            token,
+            expected: expected.into(),
+        }
+    }
+
+    fn err(&self, expected: impl Into<String>) -> ParseError {
+        self.err_at(self.pos, expected)
+    }
+
+    fn expect(&mut self, c: u8) -> Result<(), ParseError> {
+        if self.eat(c) {
+            Ok(())
+        } else {
+            Err(self.err(format!("`{}`", c as char)))
+        }
+    }
+
+    /// An identifier at the cursor (no leading whitespace skipped).
+    fn ident(&mut self) -> &'a str {
+        let start = self.pos;
+        while self.peek().is_some_and(is_ident) {
+            self.pos += 1;
+        }
+        &self.s[start..self.pos]
+    }
+
+    /// A parenthesised group's contents (the `(` is next); groups do not nest.
+    fn group(&mut self) -> Result<(usize, &'a str), ParseError> {
+        let open = self.pos;
+        self.pos += 1;
+        let start = self.pos;
+        while self.peek().is_some_and(|c| c != b')') {
+            self.pos += 1;
+        }
+        if self.peek() != Some(b')') {
+            return Err(self.err_at(open, "a closing `)`"));
+        }
+        let body = &self.s[start..self.pos];
+        self.pos += 1;
+        Ok((start, body))
+    }
+
+    fn unsigned(&mut self) -> Result<u32, ParseError> {
+        self.ws();
+        let start = self.pos;
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.pos += 1;
+        }
+        self.s[start..self.pos]
+            .parse()
+            .map_err(|_| self.err_at(start, "an unsigned integer"))
+    }
+
+    fn at_end(&mut self) -> bool {
+        self.ws();
+        self.pos >= self.s.len()
+    }
+}
+
+/// A number as fxc or Wine prints it: `0x3f800000`, `-2`, `1.000000`, `1.40129846e-45`.
+///
+/// D3DDisassemble prints some negative floats with two minus signs (`--0.229850411`, a
+/// 3DMigoto listing in the corpus); they read as one.
+fn number_bits(text: &str, double: bool) -> Option<u64> {
+    let t = text.trim();
+    let t = t
+        .strip_prefix('-')
+        .filter(|r| r.starts_with('-'))
+        .unwrap_or(t);
+    if let Some(hex) = t.strip_prefix("0x") {
+        return u64::from_str_radix(hex, 16).ok();
+    }
+    let is_float = t.contains(['.', 'e', 'E']) || t.contains("inf") || t.contains("nan");
+    if double {
+        return t.parse::<f64>().ok().map(f64::to_bits);
+    }
+    if is_float {
+        return t.parse::<f32>().ok().map(|f| u64::from(f.to_bits()));
+    }
+    t.parse::<i64>()
+        .ok()
+        .filter(|v| (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(v))
+        .map(|v| u64::from(v as u32))
+}
+
+/// The swizzle or mask letters after `.`.
+fn letters(c: &mut Cursor) -> Result<Vec<u8>, ParseError> {
+    let start = c.pos;
+    let mut out = Vec::new();
+    while let Some(ch) = c.peek() {
+        let comp = match ch {
+            b'x' | b'r' => 0,
+            b'y' | b'g' => 1,
+            b'z' | b'b' => 2,
+            b'w' | b'a' => 3,
+            _ if is_ident(ch) => return Err(c.err_at(start, "component letters xyzw")),
+            _ => break,
+        };
+        out.push(comp);
+        c.pos += 1;
+    }
+    if out.is_empty() || out.len() > 4 {
+        return Err(c.err_at(start, "one to four component letters"));
+    }
+    Ok(out)
+}
+
+/// One operand.
+fn operand(t: &Tables, c: &mut Cursor, slot: Slot, depth: u32) -> Result<Operand, ParseError> {
+    c.ws();
+    let start = c.pos;
+    if depth > 4 {
+        return Err(c.err("an operand without deeper relative addressing"));
+    }
+    let neg = c.eat(b'-');
+    let abs = c.eat(b'|');
+    let modifier = u32::from(neg) | u32::from(abs) << 1;
+    let mut op = immediate_or_register(t, c, slot, depth)?;
+    if abs {
+        c.expect(b'|')?;
+    }
+    if modifier != 0 {
+        if op.ty == OPERAND_IMM32 || op.ty == OPERAND_IMM64 {
+            return Err(c.err_at(start, "a register (immediates take no modifier)"));
+        }
+        op.extended.push(1 | modifier << 6);
+    }
+    Ok(op)
+}
+
+fn immediate_or_register(
+    t: &Tables,
+    c: &mut Cursor,
+    slot: Slot,
+    depth: u32,
+) -> Result<Operand, ParseError> {
+    c.ws();
+    let start = c.pos;
+    let name_end = c.s[start..]
+        .bytes()
+        .position(|b| !b.is_ascii_alphabetic() && b != b'_')
+        .map_or(c.s.len(), |n| start + n);
+    let name = &c.s[start..name_end];
+    if (name == "l" || name == "d") && c.s.as_bytes().get(name_end) == Some(&b'(') {
+        c.pos = name_end;
+        let (body_at, body) = c.group()?;
+        let double = name == "d";
+        let mut imm = Vec::new();
+        for (i, v) in body.split(',').enumerate() {
+            let bits = number_bits(v, double).ok_or_else(|| {
+                let off = body_at + body.split(',').take(i).map(|p| p.len() + 1).sum::<usize>();
+                c.err_at(off, "a number")
+            })?;
+            if double {
+                imm.push(bits as u32);
+                imm.push((bits >> 32) as u32);
+            } else {
+                imm.push(bits as u32);
+            }
+        }
+        let per = if double { 2 } else { 1 };
+        let count = imm.len() / per;
+        if count != 1 && count != if double { 2 } else { 4 } {
+            return Err(c.err_at(start, "an immediate of one or four values"));
+        }
+        let mut op = Operand::new(if double { OPERAND_IMM64 } else { OPERAND_IMM32 }, &[]);
+        op.num_components = if count == 1 { 1 } else { 2 };
+        op.selection = 0;
+        op.comp = 0;
+        op.imm = imm;
+        return Ok(op);
+    }
+    // The register file: the longest prefix that names one (fxc or SM5.1 spelling).
+    let row = t
+        .register_types()
+        .iter()
+        .filter(|r| r.0 != OPERAND_IMM32 && r.0 != OPERAND_IMM64)
+        .find(|r| r.1 == name || (!r.4.is_empty() && r.4 == name))
+        .ok_or_else(|| c.err_at(start, "a register (r#, v#, o#, t#, s#, cb#[], l(...) ...)"))?;
+    c.pos = name_end;
+    let mut indices = Vec::new();
+    if c.peek().is_some_and(|b| b.is_ascii_digit()) {
+        indices.push(Index::imm(c.unsigned()?));
+    }
+    while c.peek() == Some(b'[') {
+        c.pos += 1;
+        c.ws();
+        if c.peek().is_some_and(|b| b.is_ascii_digit()) {
+            indices.push(Index::imm(c.unsigned()?));
+            if c.eat(b':') {
+                c.ws();
+                let upper = if c.eat(b'*') { u32::MAX } else { c.unsigned()? };
+                indices.push(Index::imm(upper));
+            }
+        } else {
+            let rel = operand(t, c, Slot::Src, depth + 1)?;
+            let imm = if c.eat(b'+') { c.unsigned()? } else { 0 };
+            let repr = if imm == 0 {
+                INDEX_RELATIVE
+            } else {
+                INDEX_IMM32_RELATIVE
+            };
+            indices.push(Index {
+                repr,
+                imm: u64::from(imm),
+                rel: Some(Box::new(rel)),
+            });
+        }
+        c.expect(b']')?;
+    }
+    if indices.len() > 3 && !(slot == Slot::Decl && row.0 == 8) {
+        return Err(c.err_at(start, "at most three indices"));
+    }
+    let mut op = Operand::new(row.0, &[]);
+    op.indices = indices;
+    let uses_range = !row.4.is_empty() && name == row.4;
+    if c.peek() == Some(b'.') {
+        c.pos += 1;
+        let comps = letters(c)?;
+        match (slot, comps.len()) {
+            (Slot::Dst | Slot::Decl, _) => {
+                op.selection = SEL_MASK;
+                op.comp = comps.iter().fold(0, |m, c| m | 1 << c);
+            }
+            (Slot::Src, 4) => op.set_swizzle([comps[0], comps[1], comps[2], comps[3]]),
+            (Slot::Src, 1) => {
+                op.selection = SEL_SELECT1;
+                op.comp = comps[0];
+            }
+            (Slot::Src, _) => {
+                return Err(c.err_at(start, "a four-letter swizzle or one selected component"))
+            }
+        }
+        return Ok(op);
+    }
+    // No suffix: the component count the register has in this position.
+    let sm51_decl = slot == Slot::Decl && (uses_range || row.0 == 8);
+    let count = if sm51_decl {
+        2
+    } else if slot == Slot::Decl {
+        row.3
+    } else {
+        row.2
+    };
+    op.num_components = count;
+    if count == 2 {
+        op.set_swizzle([0, 1, 2, 3]);
+    } else {
+        op.selection = 0;
+        op.comp = 0;
+    }
+    Ok(op)
+}
+
+/// Splits `s` at commas outside parentheses, brackets and braces, with each part's offset.
+fn split_top(s: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, b) in s.bytes().enumerate() {
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b',' if depth == 0 => {
+                out.push((start, &s[start..i]));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push((start, &s[start..]));
+    out
+}
+
+/// The parts of a mnemonic: its name with suffixes and its parenthesised groups.
+struct Mnemonic<'a> {
+    name: String,
+    groups: Vec<(usize, &'a str)>,
+}
+
+fn mnemonic<'a>(c: &mut Cursor<'a>) -> Result<Mnemonic<'a>, ParseError> {
+    let mut name = String::new();
+    let mut groups = Vec::new();
+    c.ws();
+    loop {
+        name.push_str(c.ident());
+        if c.peek() == Some(b'(') {
+            groups.push(c.group()?);
+            continue;
+        }
+        if c.peek().is_some_and(is_ident) {
+            continue;
+        }
+        break;
+    }
+    if name.is_empty() {
+        return Err(c.err("an instruction mnemonic"));
+    }
+    Ok(Mnemonic { name, groups })
+}
+
+/// Opcodes whose `_nz`/`_z` suffix sets the test bit (controls bit 7).
+const CONDITIONAL: [u16; 6] = [3, 5, 8, 13, 31, 63];
+
+/// Parses one instruction line (without indentation); `at` locates its first byte.
+pub fn instruction(text: &str, at: LinePos) -> Result<Instruction, ParseError> {
+    let t = tables();
+    let mut c = Cursor::new(text, at);
+    let m = mnemonic(&mut c)?;
+    if m.name.starts_with("dcl_") {
+        return declaration(t, &mut c, &m);
+    }
+    let mut name = m.name.as_str();
+    let (mut controls, mut sat, mut test, mut ret_kind) = (0u32, false, None, 0u32);
+    let mut sync = 0u32;
+    let opcode = loop {
+        if let Some(code) = t.opcode_named(name) {
+            break code;
+        }
+        if let Some(n) = name.strip_suffix("_sat") {
+            sat = true;
+            name = n;
+        } else if let Some(n) = name.strip_suffix("_uint") {
+            ret_kind = 2;
+            name = n;
+        } else if let Some(n) = name.strip_suffix("_rcpfloat") {
+            ret_kind = 1;
+            name = n;
+        } else if let Some(n) = name.strip_suffix("_indexable") {
+            name = n;
+        } else if let Some(n) = name.strip_suffix("_aoffimmi") {
+            name = n;
+        } else if let Some(n) = name.strip_suffix("_nz") {
+            test = Some(true);
+            name = n;
+        } else if let Some(n) = name.strip_suffix("_z") {
+            test = Some(false);
+            name = n;
+        } else if let Some(flags) = name.strip_prefix("sync") {
+            for f in flags.split('_').filter(|f| !f.is_empty()) {
+                sync |= match f {
+                    "t" => 1,
+                    "g" => 2,
+                    "ugroup" => 4,
+                    "uglobal" => 8,
+                    _ => return Err(c.err_at(0, "a sync flag (_uglobal, _ugroup, _g, _t)")),
+                };
+            }
+            name = "sync";
+        } else {
+            return Err(c.err_at(0, "an SM4/SM5 mnemonic"));
+        }
+    };
+    let info = t
+        .op(opcode)
+        .ok_or_else(|| c.err_at(0, "an SM4/SM5 mnemonic"))?;
+    let mut instr = Instruction::new(opcode);
+    if sat {
+        controls |= 4;
+    }
+    match (test, CONDITIONAL.contains(&opcode)) {
+        (Some(true), true) => controls |= 0x80,
+        (Some(false), true) => {}
+        (None, false) => {}
+        _ => return Err(c.err_at(0, "`_nz`/`_z` exactly on conditional operations")),
+    }
+    match opcode {
+        61 => controls |= ret_kind,
+        111 if ret_kind == 2 => controls |= 1,
+        190 => controls |= sync,
+        _ if ret_kind != 0 => return Err(c.err_at(0, "`_uint` only on resinfo and sampleinfo")),
+        _ => {}
+    }
+    instr.controls = controls;
+    groups(t, &c, &m.groups, &mut instr)?;
+    let dst_count = info.dst_types.len();
+    if !c.at_end() {
+        let rest_at = c.pos;
+        let rest = &text[rest_at..];
+        for (i, (off, part)) in split_top(rest).into_iter().enumerate() {
+            let mut oc = Cursor::new(text, at);
+            oc.pos = rest_at + off;
+            let slot = if i < dst_count { Slot::Dst } else { Slot::Src };
+            let op = operand(t, &mut oc, slot, 0)?;
+            oc.ws();
+            if oc.pos != rest_at + off + part.len() {
+                return Err(oc.err("`,` or the end of the line"));
+            }
+            instr.operands.push(op);
+        }
+    }
+    Ok(instr)
+}
+
+/// The `(u,v,w)`, `(dim[, stride=N])` and `(types)` groups after a mnemonic, in any order.
+fn groups(
+    t: &Tables,
+    c: &Cursor,
+    groups: &[(usize, &str)],
+    instr: &mut Instruction,
+) -> Result<(), ParseError> {
+    let mut dim = None;
+    let mut types = None;
+    for (at, body) in groups {
+        let parts: Vec<&str> = body.split(',').map(str::trim).collect();
+        if parts.len() == 3 && parts.iter().all(|p| p.parse::<i8>().is_ok()) {
+            let o: Vec<i8> = parts.iter().map(|p| p.parse().unwrap_or(0)).collect();
+            if o.iter().any(|v| !(-8..=7).contains(v)) {
+                return Err(c.err_at(*at, "offsets in [-8, 7]"));
+            }
+            instr.set_aoffimmi(Some([o[0], o[1], o[2]]));
+        } else if let Some(d) = t.dim_named(parts[0]) {
+            let stride = match parts.get(1).and_then(|p| p.strip_prefix("stride=")) {
+                Some(s) => s
+                    .trim()
+                    .parse::<u32>()
+                    .map_err(|_| c.err_at(*at, "stride=N"))?,
+                None => 0,
+            };
+            if stride > 0xfff {
+                return Err(c.err_at(*at, "a stride below 4096"));
+            }
+            dim = Some(u32::from(d.code) | stride << 5);
+        } else if parts.len() == 4 {
+            let mut word = 0u32;
+            for (i, p) in parts.iter().enumerate() {
+                let code = t.return_type_named(p).ok_or_else(|| {
+                    c.err_at(
+                        *at,
+                        "a return type (float, uint, sint, unorm, snorm, mixed ...)",
+                    )
+                })?;
+                word |= u32::from(code) << (4 * i);
+            }
+            types = Some(word);
+        } else {
+            return Err(c.err_at(
+                *at,
+                "(u,v,w) offsets, a resource dimension or four return types",
+            ));
+        }
+    }
+    if let Some(d) = dim {
+        instr.set_ext(EXT_RESOURCE_DIM, Some(EXT_RESOURCE_DIM | d << 6));
+        // Wine omits an all-float return type; fxc always prints it.
+        let types = types.unwrap_or(0x5555);
+        instr.set_ext(EXT_RETURN_TYPE, Some(EXT_RETURN_TYPE | types << 6));
+    } else if let Some(ty) = types {
+        instr.set_ext(EXT_RETURN_TYPE, Some(EXT_RETURN_TYPE | ty << 6));
+    }
+    Ok(())
+}
+
+/// A field of a declaration: `name`, `N`, `space=N`.
+fn field_number(c: &Cursor, at: usize, text: &str) -> Result<u32, ParseError> {
+    let t = text.trim();
+    let t = t.strip_prefix("space=").unwrap_or(t).trim();
+    t.parse().map_err(|_| c.err_at(at, "a number"))
+}
+
+fn decl_operand(
+    t: &Tables,
+    text: &str,
+    at: LinePos,
+    start: usize,
+) -> Result<(Operand, usize), ParseError> {
+    let mut c = Cursor::new(text, at);
+    c.pos = start;
+    let op = operand(t, &mut c, Slot::Decl, 0)?;
+    Ok((op, c.pos))
+}
+
+/// A declaration line.
+fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, ParseError> {
+    let f = &t.file;
+    let text = c.s;
+    let at = c.at;
+    // Groups after the name and whitespace: `dcl_resource_texture2d (float,...) t0`.
+    let mut groups = m.groups.clone();
+    c.ws();
+    while c.peek() == Some(b'(') {
+        groups.push(c.group()?);
+        c.ws();
+    }
+    let rest_at = c.pos;
+    let fields: Vec<(usize, &str)> = if c.at_end() {
+        Vec::new()
+    } else {
+        split_top(&text[rest_at..])
+            .into_iter()
+            .map(|(o, s)| (rest_at + o + (s.len() - s.trim_start().len()), s.trim()))
+            .collect()
+    };
+    let field = |i: usize| {
+        fields
+            .get(i)
+            .copied()
+            .ok_or_else(|| c.err_at(text.len(), format!("field {} of `{}`", i + 1, m.name)))
+    };
+    let num = |i: usize| -> Result<u32, ParseError> {
+        let (o, s) = field(i)?;
+        field_number(c, o, s)
+    };
+    let opnd = |i: usize| -> Result<Operand, ParseError> {
+        let (o, s) = field(i)?;
+        let (op, end) = decl_operand(t, text, at, o)?;
+        if end - o != s.len() {
+            return Err(c.err_at(end, "`,` or the end of the declaration"));
+        }
+        Ok(op)
+    };
+    let named = |i: usize, rows: &[(u8, String)], what: &str| -> Result<u32, ParseError> {
+        let (o, s) = field(i)?;
+        find_code(rows, s)
+            .map(u32::from)
+            .ok_or_else(|| c.err_at(o, what.to_string()))
+    };
+    let sysval = |i: usize| -> Result<u32, ParseError> {
+        let (o, s) = field(i)?;
+        find_code(&f.system_values, s).ok_or_else(|| c.err_at(o, "a system value name"))
+    };
+    let optional_space = |i: usize, words: &mut Vec<u32>| -> Result<(), ParseError> {
+        if let Some((o, s)) = fields.get(i) {
+            if !s.starts_with("space=") {
+                return Err(c.err_at(*o, "space=N"));
+            }
+            words.push(field_number(c, *o, s)?);
+        }
+        Ok(())
+    };
+    let types_word = |groups: &[(usize, &str)], from: usize| -> Result<u32, ParseError> {
+        let Some((o, body)) = groups.get(from) else {
+            return Ok(0x5555);
+        };
+        let mut word = 0;
+        let parts: Vec<&str> = body.split(',').map(str::trim).collect();
+        if parts.len() != 4 {
+            return Err(c.err_at(*o, "four return types"));
+        }
+        for (i, p) in parts.iter().enumerate() {
+            word |= u32::from(
+                t.return_type_named(p)
+                    .ok_or_else(|| c.err_at(*o, "a return type"))?,
+            ) << (4 * i);
+        }
+        Ok(word)
+    };
+    let name = m.name.as_str();
+    let mut instr;
+    if name == "dcl_immediateConstantBuffer" {
+        instr = Instruction::new(OP_CUSTOMDATA);
+        instr.controls = 3;
+        let body = text[rest_at..].trim();
+        let inner = body
+            .strip_prefix('{')
+            .and_then(|b| b.strip_suffix('}'))
+            .ok_or_else(|| c.err_at(rest_at, "`{ { a, b, c, d}, ... }`"))?;
+        for row in inner.split('}') {
+            let row = row.trim().trim_start_matches(',').trim();
+            if row.is_empty() {
+                continue;
+            }
+            let row = row
+                .strip_prefix('{')
+                .ok_or_else(|| c.err_at(rest_at, "`{` opening a row"))?;
+            let values: Vec<&str> = row.split(',').collect();
+            if values.len() != 4 {
+                return Err(c.err_at(rest_at, "rows of four values"));
+            }
+            for v in values {
+                let bits = number_bits(v, false).ok_or_else(|| c.err_at(rest_at, "a number"))?;
+                instr.words.push(bits as u32);
+            }
+        }
+        return Ok(instr);
+    }
+    if let Some(dim) = name
+        .strip_prefix("dcl_resource_")
+        .filter(|d| t.dim_named(d).is_some())
+    {
+        let d = t.dim_named(dim).map_or(0, |d| d.code);
+        instr = Instruction::new(88);
+        let (count, types_from) = match groups.first() {
+            Some((o, g)) if !g.contains(',') => (
+                g.trim()
+                    .parse::<u32>()
+                    .map_err(|_| c.err_at(*o, "a sample count"))?,
+                1,
+            ),
+            _ => (0, 0),
+        };
+        instr.controls = u32::from(d) | (count & 0x7f) << 5;
+        instr.operands.push(opnd(0)?);
+        instr.words.push(types_word(&groups, types_from)?);
+        optional_space(1, &mut instr.words)?;
+        return Ok(instr);
+    }
+    if let Some(rest) = name.strip_prefix("dcl_uav_typed_") {
+        let (dim, flags) = uav_flags(rest);
+        let d = t
+            .dim_named(dim)
+            .ok_or_else(|| c.err_at(0, "a UAV dimension"))?;
+        instr = Instruction::new(156);
+        instr.controls = u32::from(d.code) | flags;
+        instr.operands.push(opnd(0)?);
+        instr.words.push(types_word(&groups, 0)?);
+        optional_space(1, &mut instr.words)?;
+        return Ok(instr);
+    }
+    let (base, uav) = uav_flags(name);
+    let opcode = t
+        .opcode_named(base)
+        .ok_or_else(|| c.err_at(0, "a declaration"))?;
+    instr = Instruction::new(opcode);
+    instr.controls = uav;
+    let w = &mut instr.words;
+    let ops = &mut instr.operands;
+    match opcode {
+        89 => {
+            let mut op = opnd(0)?;
+            if op.indices.len() == 4 {
+                let size = op.indices.pop().map_or(0, |i| i.imm as u32);
+                w.push(size);
+            }
+            ops.push(op);
+            let (o, access) = field(1)?;
+            instr.controls = match access {
+                "immediateIndexed" => 0,
+                "dynamicIndexed" => 1,
+                _ => return Err(c.err_at(o, "immediateIndexed or dynamicIndexed")),
+            };
+            optional_space(2, w)?;
+        }
+        90 => {
+            ops.push(opnd(0)?);
+            let (o, mode) = field(1)?;
+            let mode = if mode == "comparisonMode" {
+                "mode_comparison"
+            } else {
+                mode
+            };
+            instr.controls = find_code(&f.sampler_modes, mode)
+                .map(u32::from)
+                .ok_or_else(|| c.err_at(o, "mode_default, mode_comparison or mode_mono"))?;
+            optional_space(2, w)?;
+        }
+        91 => {
+            let (o, s) = field(0)?;
+            let (space_at, _) = s
+                .char_indices()
+                .rev()
+                .find(|(_, ch)| *ch == ' ')
+                .ok_or_else(|| c.err_at(o, "`register count`"))?;
+            let (op, _) = decl_operand(t, &text[..o + space_at], at, o)?;
+            ops.push(op);
+            w.push(field_number(c, o + space_at, &s[space_at..])?);
+        }
+        92 => instr.controls = named(0, &f.output_topologies, "an output topology")?,
+        93 => {
+            let (o, s) = field(0)?;
+            instr.controls = match (find_code(&f.input_primitives, s), s.strip_prefix("patch")) {
+                (Some(code), _) => u32::from(code),
+                (None, Some(n)) => n
+                    .parse::<u32>()
+                    .map(|n| n + 7)
+                    .map_err(|_| c.err_at(o, "patchN"))?,
+                _ => return Err(c.err_at(o, "an input primitive")),
+            };
+        }
+        94 | 104 | 153 | 154 | 206 => w.push(num(0)?),
+        95 | 101 | 143 => ops.push(opnd(0)?),
+        96 | 97 | 102 | 103 => {
+            ops.push(opnd(0)?);
+            w.push(sysval(1)?);
+        }
+        98..=100 => {
+            let (o, s) = field(0)?;
+            let mut mode = 0;
+            let mut op_at = o;
+            for (code, words) in &f.interpolation_modes {
+                if let Some(r) = s
+                    .strip_prefix(words.as_str())
+                    .filter(|r| r.starts_with(' '))
+                {
+                    if o + s.len() - r.len() > op_at {
+                        mode = u32::from(*code);
+                        op_at = o + s.len() - r.len();
+                    }
+                }
+            }
+            instr.controls = mode;
+            let (op, _) = decl_operand(t, text, at, op_at)?;
+            ops.push(op);
+            if opcode != 98 {
+                w.push(sysval(1)?);
+            }
+        }
+        105 => {
+            let (o, s) = field(0)?;
+            let inner = s
+                .strip_prefix('x')
+                .and_then(|r| r.strip_suffix(']'))
+                .and_then(|r| r.split_once('['))
+                .ok_or_else(|| c.err_at(o, "x#[size]"))?;
+            w.push(field_number(c, o, inner.0)?);
+            w.push(field_number(c, o, inner.1)?);
+            w.push(num(1)?);
+        }
+        106 => {
+            let (o, s) = fields.first().copied().unwrap_or((rest_at, ""));
+            for flag in s.split('|').map(str::trim).filter(|f| !f.is_empty()) {
+                let bit = f
+                    .global_flags
+                    .iter()
+                    .position(|g| g == flag)
+                    .ok_or_else(|| c.err_at(o, "a global flag"))?;
+                instr.controls |= 1 << bit;
+            }
+        }
+        113..=116 => {}
+        144 => {
+            let (o, s) = field(0)?;
+            w.push(field_number(c, o, s.trim_start_matches("fb"))?);
+        }
+        147 | 148 => instr.controls = num(0)?,
+        149 => instr.controls = named(0, &f.tessellator_domains, "a tessellator domain")?,
+        150 => instr.controls = named(0, &f.tessellator_partitionings, "a partitioning")?,
+        151 => instr.controls = named(0, &f.tessellator_outputs, "a tessellator output")?,
+        152 => {
+            let (o, s) = field(0)?;
+            let v = s
+                .strip_prefix("l(")
+                .and_then(|r| r.strip_suffix(')'))
+                .and_then(|r| number_bits(r, false))
+                .ok_or_else(|| c.err_at(o, "l(max tessellation factor)"))?;
+            w.push(v as u32);
+        }
+        155 => {
+            for i in 0..3 {
+                w.push(num(i)?);
+            }
+        }
+        157 | 161 => {
+            ops.push(opnd(0)?);
+            optional_space(1, w)?;
+        }
+        158 | 162 => {
+            ops.push(opnd(0)?);
+            w.push(num(1)?);
+            optional_space(2, w)?;
+        }
+        159 => {
+            ops.push(opnd(0)?);
+            w.push(num(1)?);
+        }
+        160 => {
+            ops.push(opnd(0)?);
+            w.push(num(1)?);
+            w.push(num(2)?);
+        }
+        _ => return Err(c.err_at(0, "a declaration texlate assembles")),
+    }
+    Ok(instr)
+}
+
+/// Splits `_glc` / `_opc` UAV flags off a declaration name (controls bits 5 and 6).
+fn uav_flags(name: &str) -> (&str, u32) {
+    let mut name = name;
+    let mut flags = 0;
+    loop {
+        if let Some(n) = name.strip_suffix("_glc") {
+            flags |= 1 << 5;
+            name = n;
+        } else if let Some(n) = name.strip_suffix("_opc") {
+            flags |= 1 << 6;
+            name = n;
+        } else {
+            return (name, flags);
+        }
+    }
+}

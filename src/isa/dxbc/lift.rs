@@ -1,0 +1,396 @@
+//! DXBC texture instructions lifted into [`TexInstr`]s.
+//!
+//! The rules (seed dx-sm4-sample.md, research/dxbc.md §7, DESIGN.md §3):
+//! - the instruction carries no dimension: it comes from the `_indexable` resource-dimension
+//!   token, else from the resource's `dcl_resource`/`dcl_uav_typed` declaration; with
+//!   neither it stays [`Dimension::Deferred`] and every coordinate lane is kept;
+//! - the coordinate register's swizzle gives one lane per spatial coordinate of the
+//!   dimension, then the array index (1D arrays: `g`, 2D arrays: `b`, cube arrays: `a`), then
+//!   for `ld` on a mipmapped resource the mip level;
+//! - the result placement is the destination mask read through the resource swizzle: dest
+//!   component `c` (in the mask) receives texture channel `swizzle[c]`;
+//! - `gather4*` gathers the channel the sampler's select-one component names (`s2.y` = G;
+//!   SM4.1 `gather4` without one gathers R) at LOD 0 (naga's `gather` is level-0 only,
+//!   research/ir-and-passes.md §1);
+//! - `_aoffimmi(u,v,w)` is an immediate offset; `gather4_po*` reads per-pixel offsets.
+
+use std::collections::HashMap;
+
+use crate::ir::{
+    Dim, Dimension, Imm, Lod, Offset, Reg, RegFile, ResRef, Scalar, ScalarType, TexInstr, TexOp,
+};
+
+use super::tables::{tables, LodRule, Role};
+use super::tokens::{Instruction, Operand, OPERAND_IMM32, OPERAND_IMM64};
+use super::DxbcExtras;
+
+/// What the declarations say about one resource register.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ResourceDecl {
+    /// `resource_dims` code.
+    pub dim: u8,
+    /// The return-type word (4 bits per component), when declared.
+    pub return_types: Option<u32>,
+}
+
+/// The resource declarations of a program, by (operand type, register or range id).
+#[derive(Clone, Debug, Default)]
+pub struct Decls {
+    pub resources: HashMap<(u8, u64), ResourceDecl>,
+    /// `dcl_sampler` modes by sampler id.
+    pub samplers: HashMap<u64, u32>,
+}
+
+impl Decls {
+    /// Records `instr` when it declares a resource, UAV or sampler.
+    pub fn add(&mut self, instr: &Instruction) {
+        let Some(op) = instr.operands.first() else {
+            return;
+        };
+        let Some(id) = op.first_index() else {
+            return;
+        };
+        let entry = |dim: u8, ret: Option<u32>| ResourceDecl {
+            dim,
+            return_types: ret,
+        };
+        match instr.opcode {
+            88 | 156 => {
+                let d = entry((instr.controls & 0x1f) as u8, instr.words.first().copied());
+                self.resources.insert((op.ty, id), d);
+            }
+            157 | 161 => {
+                self.resources.insert((op.ty, id), entry(11, None));
+            }
+            158 | 162 => {
+                self.resources.insert((op.ty, id), entry(12, None));
+            }
+            90 => {
+                self.samplers.insert(id, instr.controls & 0xf);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The IR register file of a DX operand type; `None` for files a scalar cannot name
+/// exactly (their scalars use [`RegFile::DxOther`] and the exact operand stays in the
+/// instruction's extras).
+pub fn simple_file(ty: u8) -> Option<RegFile> {
+    match ty {
+        0 => Some(RegFile::DxTemp),
+        1 => Some(RegFile::DxInput),
+        2 => Some(RegFile::DxOutput),
+        _ => None,
+    }
+}
+
+/// The scalar lane `lane` of `op` reads (or, for a destination, component `lane`).
+pub fn scalar(op: &Operand, lane: usize, ty: ScalarType) -> Scalar {
+    match op.ty {
+        OPERAND_IMM32 => {
+            let bits = op.imm.get(lane).or(op.imm.first()).copied().unwrap_or(0);
+            Scalar::Imm(Imm {
+                bits: u64::from(bits),
+                ty,
+            })
+        }
+        OPERAND_IMM64 => {
+            let pairs = op.imm.len() / 2;
+            let at = 2 * lane.min(pairs.saturating_sub(1));
+            let lo = op.imm.get(at).copied().unwrap_or(0);
+            let hi = op.imm.get(at + 1).copied().unwrap_or(0);
+            Scalar::Imm(Imm {
+                bits: u64::from(lo) | u64::from(hi) << 32,
+                ty: ScalarType::F64,
+            })
+        }
+        13 => Scalar::Zero,
+        _ => {
+            let simple = op.indices.len() == 1 && op.indices[0].rel.is_none() && op.modifier() == 0;
+            let file = match simple_file(op.ty) {
+                Some(f) if simple => f,
+                _ => RegFile::DxOther(op.ty),
+            };
+            let index = op
+                .indices
+                .iter()
+                .rev()
+                .find(|i| i.rel.is_none())
+                .map_or(0, |i| i.imm as u32);
+            Scalar::Reg(Reg {
+                file,
+                index,
+                sub: u32::from(op.component(lane)),
+            })
+        }
+    }
+}
+
+/// The destination register's component `c` as a scalar.
+fn dst_scalar(op: &Operand, c: usize) -> Scalar {
+    let mut s = scalar(op, 0, ScalarType::U32);
+    if let Scalar::Reg(r) = &mut s {
+        r.sub = c as u32;
+    }
+    s
+}
+
+/// The binding a resource or sampler operand names: `t3`, or SM5.1 `T0[r1.x + 2]`.
+pub fn res_ref(op: &Operand) -> ResRef {
+    let id = op.indices.first().map_or(0, |i| i.imm as u32);
+    match op.indices.get(1) {
+        None => ResRef::Binding(id),
+        Some(idx) => ResRef::Indexed {
+            range: id,
+            base: idx.imm as u32,
+            dynamic: idx.rel.as_ref().map(|r| scalar(r, 0, ScalarType::U32)),
+            nonuniform: op.nonuniform(),
+        },
+    }
+}
+
+fn scalar_type(t: u8) -> ScalarType {
+    match t {
+        b'i' => ScalarType::I32,
+        b'u' => ScalarType::U32,
+        b'd' => ScalarType::F64,
+        _ => ScalarType::F32,
+    }
+}
+
+fn return_type(code: u32) -> ScalarType {
+    match code {
+        3 => ScalarType::I32,
+        4 => ScalarType::U32,
+        5 => ScalarType::F32,
+        7 => ScalarType::F64,
+        other => {
+            let name = tables().return_type(other as u8).unwrap_or("unknown");
+            ScalarType::Other(match name {
+                "unorm" => "unorm",
+                "snorm" => "snorm",
+                "mixed" => "mixed",
+                _ => "other",
+            })
+        }
+    }
+}
+
+/// Spatial coordinate count of a dimension.
+fn coord_count(dim: Dim) -> usize {
+    match dim {
+        Dim::D1 | Dim::Buffer | Dim::RawBuffer | Dim::StructuredBuffer => 1,
+        Dim::D2 => 2,
+        Dim::D3 | Dim::Cube => 3,
+    }
+}
+
+/// The layout of a texture instruction's operands under a dimension: how many lanes of the
+/// coordinate are spatial, whether one more is the array index, and whether the one after
+/// is `ld`'s mip level.
+#[derive(Clone, Copy, Debug)]
+pub struct CoordLayout {
+    pub spatial: usize,
+    pub arrayed: bool,
+    pub mip: bool,
+}
+
+/// The coordinate layout of `dim` for a fetch with `rule`.
+pub fn coord_layout(dim: Dimension, rule: LodRule, lanes: usize) -> CoordLayout {
+    match dim {
+        Dimension::Known {
+            dim,
+            arrayed,
+            multisampled,
+        } => CoordLayout {
+            spatial: coord_count(dim),
+            arrayed,
+            mip: rule == LodRule::Coord && !multisampled && dim != Dim::Buffer,
+        },
+        Dimension::Deferred => CoordLayout {
+            spatial: lanes,
+            arrayed: false,
+            mip: false,
+        },
+    }
+}
+
+/// The dimension of the resource `res` of `instr`.
+pub fn dimension(instr: &Instruction, res: &Operand, decls: &Decls) -> Dimension {
+    let code = match instr.resource_dim() {
+        Some((code, _)) => Some(code),
+        None => res
+            .first_index()
+            .and_then(|id| decls.resources.get(&(res.ty, id)))
+            .map(|d| d.dim),
+    };
+    match code.and_then(|c| tables().dim(c)) {
+        Some(d) => Dimension::Known {
+            dim: d.dim,
+            arrayed: d.arrayed,
+            multisampled: d.ms,
+        },
+        None => Dimension::Deferred,
+    }
+}
+
+/// Lanes an operand has (1 for scalars and single immediates, 4 otherwise).
+fn lanes(op: &Operand) -> usize {
+    if op.num_components == 2 && op.selection != super::tokens::SEL_SELECT1 {
+        4
+    } else {
+        1
+    }
+}
+
+/// Lifts `instr` when it is a texture instruction whose operands match its roles.
+pub fn lift(instr: &Instruction, decls: &Decls) -> Option<TexInstr> {
+    let t = tables();
+    let info = t.op(instr.opcode)?;
+    let tex = info.tex.as_ref()?;
+    if instr.operands.len() != tex.roles.len() {
+        return None;
+    }
+    let role = |r: Role| {
+        tex.roles
+            .iter()
+            .position(|x| *x == r)
+            .map(|i| &instr.operands[i])
+    };
+    let src_type = |r: Role| {
+        let i = tex.roles.iter().position(|x| *x == r)?;
+        let types: Vec<u8> = info
+            .dst_types
+            .iter()
+            .chain(&info.src_types)
+            .copied()
+            .collect();
+        types.get(i).map(|c| scalar_type(*c))
+    };
+    let res = role(Role::Resource)?;
+    let dst = role(Role::Dst)?;
+    let mut op = tex.op;
+    if let TexOp::Gather { .. } = op {
+        let component = role(Role::Sampler).map_or(0, |s| {
+            if s.num_components == 2 && s.selection == super::tokens::SEL_SELECT1 {
+                s.comp & 3
+            } else {
+                0
+            }
+        });
+        op = TexOp::Gather { component };
+    }
+    let mut ir = TexInstr::new(
+        op,
+        res_ref(res),
+        crate::ir::Origin::Dxbc(Box::new(DxbcExtras {
+            instr: instr.clone(),
+            text: None,
+        })),
+    );
+    ir.dim = dimension(instr, res, decls);
+    ir.sampler = role(Role::Sampler).map(res_ref);
+    let one = |r: Role| role(r).map(|o| scalar(o, 0, src_type(r).unwrap_or(ScalarType::F32)));
+    // Coordinates.
+    let coord_ty = src_type(Role::Coord).unwrap_or(ScalarType::F32);
+    ir.coord_type = [Role::Coord, Role::ByteOffset]
+        .into_iter()
+        .find_map(|r| role(r).and(src_type(r)));
+    let layout = role(Role::Coord).map(|c| coord_layout(ir.dim, tex.lod, lanes(c)));
+    if let (Some(c), Some(l)) = (role(Role::Coord), layout) {
+        ir.coord = (0..l.spatial).map(|i| scalar(c, i, coord_ty)).collect();
+        if l.arrayed {
+            ir.array_index = Some(scalar(c, l.spatial, coord_ty));
+        }
+    }
+    match tex.op {
+        TexOp::LoadRaw => ir.coord = one(Role::ByteOffset).into_iter().collect(),
+        TexOp::LoadStructured => {
+            ir.coord = [one(Role::Index), one(Role::ByteOffset)]
+                .into_iter()
+                .flatten()
+                .collect()
+        }
+        _ => {}
+    }
+    // Level of detail.
+    ir.lod = match tex.lod {
+        LodRule::Implicit => Lod::Implicit,
+        LodRule::Zero | LodRule::None => Lod::Zero,
+        LodRule::Level => Lod::Level(one(Role::Lod)?),
+        LodRule::Bias => Lod::Bias(one(Role::Bias)?),
+        LodRule::Mip => Lod::Level(one(Role::Mip)?),
+        LodRule::Grad => {
+            let n = layout.map_or(1, |l| l.spatial);
+            let lanes =
+                |r: Role| role(r).map(|o| (0..n).map(|i| scalar(o, i, ScalarType::F32)).collect());
+            Lod::Grad {
+                dx: lanes(Role::Ddx)?,
+                dy: lanes(Role::Ddy)?,
+            }
+        }
+        LodRule::Coord => match (role(Role::Coord), layout) {
+            (Some(c), Some(l)) if l.mip => {
+                Lod::Level(scalar(c, l.spatial + usize::from(l.arrayed), coord_ty))
+            }
+            _ => Lod::Zero,
+        },
+    };
+    ir.depth_ref = one(Role::Ref);
+    ir.min_lod = one(Role::Clamp);
+    ir.sample_index = one(Role::Sample);
+    ir.offset = match (instr.aoffimmi(), role(Role::Offset)) {
+        (_, Some(o)) => {
+            let n = layout.map_or(2, |l| l.spatial);
+            Offset::Dynamic((0..n).map(|i| scalar(o, i, ScalarType::I32)).collect())
+        }
+        (Some(imm), None) => Offset::Imm(imm),
+        (None, None) => Offset::None,
+    };
+    // Result placement: dest component c receives texture channel swizzle[c].
+    for c in 0..4 {
+        if dst.mask() & (1 << c) != 0 && dst.num_components == 2 {
+            let channel = res.component(c) as usize;
+            if ir.dst[channel].is_none() {
+                ir.dst[channel] = Some(dst_scalar(dst, c));
+            }
+        }
+    }
+    if let Some(status) = role(Role::Status) {
+        ir.flags.residency = true;
+        let c = (0..4).find(|c| status.mask() & (1 << c) != 0).unwrap_or(0);
+        ir.status_dst = Some(dst_scalar(status, c));
+    }
+    ir.result_type = match instr.opcode {
+        61 | 111 => Some(
+            if instr.controls & 3 != 0 && (instr.opcode == 111 || instr.controls & 3 == 2) {
+                ScalarType::U32
+            } else {
+                ScalarType::F32
+            },
+        ),
+        _ => {
+            let word = instr
+                .return_types()
+                .map(|r| {
+                    r.iter()
+                        .enumerate()
+                        .fold(0, |w, (i, c)| w | u32::from(*c) << (4 * i))
+                })
+                .or_else(|| {
+                    res.first_index()
+                        .and_then(|id| decls.resources.get(&(res.ty, id)))
+                        .and_then(|d| d.return_types)
+                });
+            match word {
+                Some(w) if (0..4).all(|i| (w >> (4 * i)) & 0xf == w & 0xf) => {
+                    Some(return_type(w & 0xf))
+                }
+                Some(_) => Some(ScalarType::Other("mixed")),
+                None => info.dst_types.first().map(|c| scalar_type(*c)),
+            }
+        }
+    };
+    Some(ir)
+}

@@ -1,0 +1,498 @@
+//! DirectX Shader Model 4/5 ("DXBC", "TPF"): the DXBC container, the program token stream,
+//! and fxc's assembly listing.
+//!
+//! - [`container`]: chunks, sizes and the checksum (research/dxbc.md §1-§2).
+//! - [`tokens`]: the token stream decoded into fields that encode back to the same dwords.
+//! - `disasm` / `asm`: fxc's listing syntax, printed and parsed (Wine spellings accepted).
+//! - `lift` / `lower`: texture instructions to and from [`crate::ir::TexInstr`].
+//!
+//! Texture instructions become [`Item::Tex`] with their tokens kept in [`DxbcExtras`] as the
+//! template [`lower`] starts from; every other instruction, declaration and listing line is an
+//! [`crate::ir::Opaque`] item holding its dwords (binary input) or its text (listing input).
+
+mod asm;
+pub mod container;
+pub mod disasm;
+mod lift;
+mod lower;
+pub mod tokens;
+
+mod tables;
+
+use crate::error::Location;
+use crate::error::{DecodeError, Error, ValidationError};
+use crate::ir::{Isa, Item, Opaque, Origin, Program, Span, TexInstr};
+
+use lift::Decls;
+
+use container::Container;
+use tokens::{Instruction, TokenProgram};
+
+/// DXBC program state kept on [`Program::dxbc`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DxbcModule {
+    /// The version token (`ps_5_0` = `0x00000050`), when the input had one.
+    pub version: Option<u32>,
+    /// The container the program came in, when it came in one. Its program chunk is
+    /// rewritten from the items on encode; every other chunk is written back as it was.
+    pub container: Option<Container>,
+    /// The program was parsed from a listing: every line (comments, the profile line) is an
+    /// item, and `final_newline` says whether the last line was terminated.
+    pub listing: Option<Listing>,
+}
+
+/// How a parsed listing ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Listing {
+    pub final_newline: bool,
+}
+
+/// What a DXBC texture instruction carries beyond the IR: its tokens as decoded or parsed.
+/// [`lower`] starts from them and overwrites what the IR fields say, so an unchanged IR
+/// re-encodes to the same tokens and an edited one to what the edit means.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DxbcExtras {
+    pub instr: Instruction,
+    /// The line around the instruction, when it was parsed from a listing.
+    pub text: Option<LineText>,
+}
+
+/// What a listing line holds besides the instruction: its indentation and what follows the
+/// instruction (trailing spaces, a `// comment`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineText {
+    pub indent: String,
+    pub trailing: String,
+}
+
+fn decode_error(e: DecodeError) -> Error {
+    Error::Decode(e)
+}
+
+/// Whether `bytes` is a DXBC container (`DXBC` magic) or a bare token stream (a version
+/// token of SM4.0-SM5.1 followed by a length token that matches the input).
+pub fn looks_binary(bytes: &[u8]) -> bool {
+    if bytes.starts_with(container::MAGIC) {
+        return true;
+    }
+    let word = |i: usize| {
+        bytes
+            .get(4 * i..4 * i + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    match (word(0), word(1)) {
+        (Some(v), Some(len)) => tokens::check_version(v).is_ok() && len as usize * 4 == bytes.len(),
+        _ => false,
+    }
+}
+
+/// Decodes a DXBC container or a bare token stream.
+pub fn decode_binary(bytes: &[u8]) -> Result<Program, Error> {
+    let (container, stream, base) = if bytes.starts_with(container::MAGIC) {
+        let c = container::parse(bytes).map_err(decode_error)?;
+        let base = 32
+            + 4 * c.chunks.len()
+            + c.chunks[..c.program]
+                .iter()
+                .map(|ch| 8 + ch.data.len())
+                .sum::<usize>()
+            + 8;
+        let stream = c.chunks[c.program].data.clone();
+        (Some(c), stream, base)
+    } else {
+        (None, bytes.to_vec(), 0)
+    };
+    let words = tokens::dwords(&stream, base).map_err(decode_error)?;
+    let tp = tokens::decode_program(&words, base).map_err(decode_error)?;
+    Ok(build_program(tp, container))
+}
+
+/// The program of a decoded token stream: one item per instruction.
+fn build_program(tp: TokenProgram, container: Option<Container>) -> Program {
+    let mut program = Program::new(Isa::Dxbc);
+    // Declarations first, all of them: a texture instruction lifts against the same
+    // declarations whether it is decoded or encoded.
+    let mut decls = Decls::default();
+    for (_, instr) in &tp.instructions {
+        decls.add(instr);
+    }
+    for (offset, instr) in tp.instructions {
+        match lift::lift(&instr, &decls) {
+            Some(tex) => program.items.push(Item::Tex(Box::new(tex))),
+            None => program.items.push(opaque_instr(&instr, offset)),
+        }
+    }
+    record_declarations(&mut program, &decls);
+    program.dxbc = Some(Box::new(DxbcModule {
+        version: Some(tp.version),
+        container,
+        listing: None,
+    }));
+    program
+}
+
+/// An opaque item holding an instruction's dwords.
+fn opaque_instr(instr: &Instruction, offset: usize) -> Item {
+    let mut words = Vec::new();
+    // Decoded instructions always re-encode (their length was at most 127 dwords).
+    let _ = instr.encode(&mut words);
+    Item::Opaque(Opaque {
+        text: None,
+        bytes: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        span: Span {
+            offset,
+            line: 0,
+            column: 0,
+        },
+    })
+}
+
+fn validation(span: Span, rule: &'static str, detail: String) -> Error {
+    Error::Validation(ValidationError {
+        location: Location::from_span(span, span.line != 0),
+        rule,
+        detail,
+    })
+}
+
+/// The dwords of every item, in order.
+fn item_words(program: &Program) -> Result<Vec<Vec<u32>>, Error> {
+    let mut out = Vec::new();
+    let decls = program_decls(program)?;
+    for item in &program.items {
+        match item {
+            Item::Opaque(o) => {
+                if o.bytes.is_empty() {
+                    continue;
+                }
+                let words = tokens::dwords(&o.bytes, o.span.offset).map_err(decode_error)?;
+                out.push(words);
+            }
+            Item::Tex(t) => {
+                let mut words = Vec::new();
+                lower_tex(t, &decls)?
+                    .encode(&mut words)
+                    .map_err(|e| validation(Span::default(), "dxbc-encode", e))?;
+                out.push(words);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Encodes the program as a container (when it came in one) or a bare token stream.
+pub fn encode_binary(program: &Program) -> Result<Vec<u8>, Error> {
+    let module = program.dxbc.as_deref();
+    let version = module.and_then(|m| m.version).ok_or_else(|| {
+        validation(
+            Span::default(),
+            "dxbc-version",
+            "the program has no version token; a listing needs its profile line (e.g. `ps_5_0`)"
+                .into(),
+        )
+    })?;
+    let mut words = vec![version, 0];
+    for w in item_words(program)? {
+        words.extend(w);
+    }
+    words[1] = words.len() as u32;
+    let stream: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    match module.and_then(|m| m.container.as_ref()) {
+        Some(c) => {
+            let mut c = c.clone();
+            c.chunks[c.program].data = stream;
+            Ok(container::write(&c))
+        }
+        None => Ok(stream),
+    }
+}
+
+/// Decodes instructions given as hex dwords (`8a00002d 8001de01 ...`). A leading version
+/// and length token are accepted and kept.
+pub fn decode_hex(words: &[&str]) -> Result<Program, Error> {
+    let mut dwords = Vec::with_capacity(words.len());
+    for (i, w) in words.iter().enumerate() {
+        let digits = w.trim_start_matches("0x").trim_start_matches("0X");
+        let value = u32::from_str_radix(digits, 16).map_err(|_| {
+            decode_error(DecodeError {
+                offset: 4 * i,
+                reason: format!("`{w}` is not a hexadecimal dword"),
+            })
+        })?;
+        dwords.push(value);
+    }
+    let whole = dwords.len() >= 2
+        && tokens::check_version(dwords[0]).is_ok()
+        && dwords[1] as usize == dwords.len();
+    if whole {
+        let tp = tokens::decode_program(&dwords, 0).map_err(decode_error)?;
+        return Ok(build_program(tp, None));
+    }
+    let instrs = tokens::decode_instructions(&dwords).map_err(decode_error)?;
+    Ok(build_program(
+        TokenProgram {
+            version: 0,
+            instructions: instrs,
+        },
+        None,
+    ))
+    .map(|mut p| {
+        if let Some(m) = p.dxbc.as_mut() {
+            m.version = None;
+        }
+        p
+    })
+}
+
+/// The instruction an opaque binary item holds.
+fn opaque_instruction(o: &Opaque) -> Result<Instruction, Error> {
+    let words = tokens::dwords(&o.bytes, o.span.offset).map_err(decode_error)?;
+    let mut instrs = tokens::decode_instructions(&words).map_err(decode_error)?;
+    match (instrs.pop(), instrs.is_empty()) {
+        (Some((_, i)), true) => Ok(i),
+        _ => Err(decode_error(DecodeError {
+            offset: o.span.offset,
+            reason: "an opaque item must hold exactly one instruction".into(),
+        })),
+    }
+}
+
+/// Prints the program as an fxc listing: the profile line, then one line per instruction
+/// (a decoded binary), or every line of the listing it was parsed from.
+pub fn print_text(program: &Program) -> Result<String, Error> {
+    let mut out = String::new();
+    let module = program.dxbc.as_deref();
+    let listing = module.and_then(|m| m.listing);
+    if let (Some(v), None) = (module.and_then(|m| m.version), listing) {
+        out.push_str(&disasm::profile(v));
+        out.push('\n');
+    }
+    let mut indent = disasm::Indent::default();
+    let decls = program_decls(program)?;
+    for item in &program.items {
+        match item {
+            Item::Opaque(o) => match &o.text {
+                Some(text) => out.push_str(text),
+                None => {
+                    let instr = opaque_instruction(o)?;
+                    out.push_str(&indent.line(instr.opcode));
+                    out.push_str(&disasm::instruction(&instr));
+                }
+            },
+            Item::Tex(t) => {
+                let instr = lower_tex(t, &decls)?;
+                let text = disasm::instruction(&instr);
+                match extras(t).and_then(|x| x.text.as_ref()) {
+                    Some(line) => {
+                        out.push_str(&line.indent);
+                        out.push_str(&text);
+                        out.push_str(&line.trailing);
+                    }
+                    None => {
+                        out.push_str(&indent.line(instr.opcode));
+                        out.push_str(&text);
+                    }
+                }
+            }
+        }
+        out.push('\n');
+    }
+    if listing.is_some_and(|l| !l.final_newline) {
+        out.pop();
+    }
+    Ok(out)
+}
+
+/// The DXBC extras of a texture instruction, when it came from DXBC.
+fn extras(t: &TexInstr) -> Option<&DxbcExtras> {
+    match &t.origin {
+        Origin::Dxbc(x) => Some(x),
+        _ => None,
+    }
+}
+
+/// Lowers one texture instruction against the program's declarations.
+fn lower_tex(t: &TexInstr, decls: &Decls) -> Result<Instruction, Error> {
+    let x = extras(t).ok_or_else(|| {
+        Error::Unsupported(crate::error::Unsupported::new(
+            format!("`{t}`"),
+            Isa::Dxbc,
+            Isa::Dxbc,
+            "it was not decoded from DXBC; building DXBC texture instructions from other ISAs is a later pass",
+        ))
+    })?;
+    lower::lower(t, &x.instr, decls)
+}
+
+/// The declarations of a program's items (opaque declaration instructions).
+fn program_decls(program: &Program) -> Result<Decls, Error> {
+    let mut decls = Decls::default();
+    for item in &program.items {
+        if let Item::Opaque(o) = item {
+            if !o.bytes.is_empty() {
+                decls.add(&opaque_instruction(o)?);
+            }
+        }
+    }
+    Ok(decls)
+}
+
+/// Fills [`Program::resources`] and [`Program::samplers`] from the declarations.
+fn record_declarations(program: &mut Program, decls: &Decls) {
+    let t = tables::tables();
+    let mut resources: Vec<_> = decls.resources.iter().collect();
+    resources.sort_by_key(|(k, _)| **k);
+    for ((ty, id), d) in resources {
+        let prefix = t.register_type(*ty).map_or("?", |r| r.1.as_str());
+        let dim = t.dim(d.dim).map_or(crate::ir::Dimension::Deferred, |info| {
+            crate::ir::Dimension::Known {
+                dim: info.dim,
+                arrayed: info.arrayed,
+                multisampled: info.ms,
+            }
+        });
+        program.resources.insert(
+            *id as u32,
+            crate::ir::Resource {
+                name: format!("{prefix}{id}"),
+                dim,
+                return_type: None,
+                sample_count: None,
+            },
+        );
+    }
+    let mut samplers: Vec<_> = decls.samplers.iter().collect();
+    samplers.sort();
+    for (id, mode) in samplers {
+        program.samplers.insert(
+            *id as u32,
+            crate::ir::SamplerDecl {
+                name: format!("s{id}"),
+                comparison: *mode == 1,
+            },
+        );
+    }
+}
+
+/// A line without its trailing `// comment` and whitespace.
+fn code_part(line: &str) -> &str {
+    line.split("//").next().unwrap_or("").trim_end()
+}
+
+/// The version token of a profile line (`ps_5_0`), when the line is one.
+fn profile_version(line: &str) -> Option<u32> {
+    let (kind, model) = line.trim_end().split_once('_')?;
+    let kind = tables::find_code(&tables::tables().file.program_types, kind)?;
+    let version = match model {
+        "4_0" => 0x40,
+        "4_1" => 0x41,
+        "5_0" => 0x50,
+        "5_1" => 0x51,
+        _ => return None,
+    };
+    Some(kind << 16 | version)
+}
+
+/// Parses an fxc listing (or Wine's disassembly). Lines before the SM4/SM5 profile line
+/// (signature comments, a Level9 listing) are kept as they are; after it, comments, blank
+/// lines and `#line` directives are kept and every other line must be an instruction or
+/// declaration. Without a profile line every non-comment line is parsed as an instruction
+/// (single instructions on the command line).
+pub fn parse_text(src: &str) -> Result<Program, Error> {
+    let mut program = Program::new(Isa::Dxbc);
+    let final_newline = src.ends_with('\n');
+    let mut lines: Vec<&str> = src.split('\n').collect();
+    if final_newline {
+        lines.pop();
+    }
+    let has_profile = lines.iter().any(|l| profile_version(l).is_some());
+    let mut decls = Decls::default();
+    let mut parsed: Vec<(usize, Instruction, LineText)> = Vec::new();
+    let mut version = None;
+    let mut offset = 0;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let line_no = i as u32 + 1;
+        let span = Span {
+            offset,
+            line: line_no,
+            column: 1,
+        };
+        let trimmed = line.trim();
+        let in_code = version.is_some() || !has_profile;
+        let mut text = line.to_string();
+        let mut bytes = Vec::new();
+        if version.is_none() && has_profile {
+            version = profile_version(line);
+        } else if in_code
+            && !trimmed.is_empty()
+            && !trimmed.starts_with("//")
+            && !trimmed.starts_with("#line")
+        {
+            // An immediate constant buffer continues until its braces balance.
+            let mut end = i;
+            let depth = |s: &str| s.matches('{').count() as i64 - s.matches('}').count() as i64;
+            let mut open = depth(line);
+            while open > 0 && end + 1 < lines.len() {
+                end += 1;
+                text.push('\n');
+                text.push_str(lines[end]);
+                open += depth(lines[end]);
+            }
+            let indent = line.len() - line.trim_start().len();
+            let at = asm::LinePos {
+                line: line_no,
+                column: indent as u32 + 1,
+            };
+            let code = code_part(&text[indent..]);
+            let instr = asm::instruction(code, at).map_err(Error::Parse)?;
+            decls.add(&instr);
+            let line_text = LineText {
+                indent: text[..indent].to_string(),
+                trailing: text[indent + code.len()..].to_string(),
+            };
+            let mut words = Vec::new();
+            instr
+                .encode(&mut words)
+                .map_err(|e| validation(span, "dxbc-encode", e))?;
+            bytes = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            parsed.push((program.items.len(), instr, line_text));
+            i = end;
+        }
+        offset += text.len() + 1;
+        program.items.push(Item::Opaque(Opaque {
+            text: Some(text),
+            bytes,
+            span,
+        }));
+        i += 1;
+    }
+    // Texture instructions lift once every declaration is known.
+    for (at, instr, line_text) in parsed {
+        if let Some(mut tex) = lift::lift(&instr, &decls) {
+            if let Origin::Dxbc(x) = &mut tex.origin {
+                x.text = Some(line_text);
+            }
+            program.items[at] = Item::Tex(Box::new(tex));
+        }
+    }
+    record_declarations(&mut program, &decls);
+    program.dxbc = Some(Box::new(DxbcModule {
+        version,
+        container: None,
+        listing: Some(Listing { final_newline }),
+    }));
+    Ok(program)
+}
+
+/// Prints each instruction's dwords as hex on one line, in order.
+pub fn print_hex(program: &Program) -> Result<String, Error> {
+    let mut out = String::new();
+    for words in item_words(program)? {
+        let line: Vec<String> = words.iter().map(|w| format!("{w:08x}")).collect();
+        out.push_str(&line.join(" "));
+        out.push('\n');
+    }
+    Ok(out)
+}

@@ -1,0 +1,375 @@
+//! The DXBC tables of `mappings/dxbc.toml`, parsed once and indexed for lookups.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+use crate::ir::{Dim, TexOp};
+use crate::mappings::parse_table;
+
+/// One row of `opcodes`: number, fxc mnemonic, destination and source operand types.
+#[derive(Debug, Deserialize)]
+pub struct OpcodeRow(pub u16, pub String, pub String, pub String);
+
+/// One row of `resource_dims`: code, fxc spelling, IR dimension, arrayed, multisampled.
+#[derive(Debug, Deserialize)]
+pub struct ResourceDimRow(pub u8, pub String, pub String, pub bool, pub bool);
+
+/// One row of `register_types`: code, prefix, components when unsuffixed in an instruction
+/// and in a declaration, SM5.1 prefix.
+#[derive(Debug, Deserialize)]
+pub struct RegisterTypeRow(pub u8, pub String, pub u8, pub u8, pub String);
+
+/// One `[[tex]]` entry: a texture instruction's IR meaning and operand roles.
+#[derive(Debug, Deserialize)]
+pub struct TexRow {
+    pub mnemonic: String,
+    pub ir: String,
+    pub lod: String,
+    pub operands: Vec<String>,
+}
+
+/// The file as written.
+#[derive(Debug, Deserialize)]
+pub struct File {
+    pub opcodes: Vec<OpcodeRow>,
+    pub decl_layouts: Vec<(u16, i8)>,
+    pub wine_aliases: Vec<(String, String)>,
+    pub resource_dims: Vec<ResourceDimRow>,
+    pub return_types: Vec<(u8, String)>,
+    pub register_types: Vec<RegisterTypeRow>,
+    pub interpolation_modes: Vec<(u8, String)>,
+    pub system_values: Vec<(u32, String)>,
+    pub global_flags: Vec<String>,
+    pub sampler_modes: Vec<(u8, String)>,
+    pub output_topologies: Vec<(u8, String)>,
+    pub input_primitives: Vec<(u8, String)>,
+    pub tessellator_domains: Vec<(u8, String)>,
+    pub tessellator_partitionings: Vec<(u8, String)>,
+    pub tessellator_outputs: Vec<(u8, String)>,
+    pub program_types: Vec<(u32, String)>,
+    pub tex: Vec<TexRow>,
+}
+
+/// How an instruction's dwords after the opcode (and extended) tokens are laid out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Operand tokens only.
+    Operands,
+    /// `n` operand tokens, then the declaration's own words.
+    Decl(u8),
+    /// Words only, kept raw (function tables, interfaces, `fcall`, unknown opcodes).
+    Raw,
+}
+
+/// The LOD rule of a texture instruction (`[[tex]].lod`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LodRule {
+    Implicit,
+    Zero,
+    Level,
+    Bias,
+    Grad,
+    /// The mip level is the coordinate component after the array index (`ld`).
+    Coord,
+    /// The level of a size query (`resinfo`).
+    Mip,
+    None,
+}
+
+/// The role of one operand of a texture instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Dst,
+    Status,
+    Coord,
+    Offset,
+    Resource,
+    Sampler,
+    Ref,
+    Lod,
+    Bias,
+    Ddx,
+    Ddy,
+    Clamp,
+    Sample,
+    Mip,
+    Index,
+    ByteOffset,
+}
+
+/// A texture instruction's entry, resolved.
+#[derive(Debug)]
+pub struct TexInfo {
+    pub opcode: u16,
+    pub op: TexOp,
+    pub lod: LodRule,
+    pub roles: Vec<Role>,
+}
+
+/// An opcode's entry, resolved.
+#[derive(Debug)]
+pub struct OpInfo {
+    pub name: String,
+    pub dst_types: Vec<u8>,
+    pub src_types: Vec<u8>,
+    pub layout: Layout,
+    pub tex: Option<TexInfo>,
+}
+
+/// A resource dimension, resolved.
+#[derive(Debug)]
+pub struct DimInfo {
+    pub code: u8,
+    pub name: String,
+    pub dim: Dim,
+    pub arrayed: bool,
+    pub ms: bool,
+}
+
+/// All tables, indexed.
+#[derive(Debug)]
+pub struct Tables {
+    pub file: File,
+    pub ops: HashMap<u16, OpInfo>,
+    pub by_name: HashMap<String, u16>,
+    pub dims: Vec<DimInfo>,
+}
+
+fn role(name: &str) -> Role {
+    match name {
+        "dst" => Role::Dst,
+        "status" => Role::Status,
+        "coord" => Role::Coord,
+        "offset" => Role::Offset,
+        "resource" => Role::Resource,
+        "sampler" => Role::Sampler,
+        "ref" => Role::Ref,
+        "lod" => Role::Lod,
+        "bias" => Role::Bias,
+        "ddx" => Role::Ddx,
+        "ddy" => Role::Ddy,
+        "clamp" => Role::Clamp,
+        "sample" => Role::Sample,
+        "mip" => Role::Mip,
+        "index" => Role::Index,
+        "byte_offset" => Role::ByteOffset,
+        other => panic!("mappings/dxbc.toml: unknown operand role `{other}`"),
+    }
+}
+
+fn tex_op(name: &str) -> TexOp {
+    match name {
+        "sample" => TexOp::Sample,
+        "fetch" => TexOp::Fetch,
+        "gather" => TexOp::Gather { component: 0 },
+        "query_lod" => TexOp::QueryLod,
+        "query_size" => TexOp::QuerySize,
+        "query_samples" => TexOp::QuerySamples,
+        "sample_pos" => TexOp::SamplePos,
+        "buffer_info" => TexOp::BufferInfo,
+        "load_typed" => TexOp::LoadTyped,
+        "load_raw" => TexOp::LoadRaw,
+        "load_structured" => TexOp::LoadStructured,
+        other => panic!("mappings/dxbc.toml: unknown IR op `{other}`"),
+    }
+}
+
+fn lod_rule(name: &str) -> LodRule {
+    match name {
+        "implicit" => LodRule::Implicit,
+        "zero" => LodRule::Zero,
+        "level" => LodRule::Level,
+        "bias" => LodRule::Bias,
+        "grad" => LodRule::Grad,
+        "coord" => LodRule::Coord,
+        "mip" => LodRule::Mip,
+        "none" => LodRule::None,
+        other => panic!("mappings/dxbc.toml: unknown lod rule `{other}`"),
+    }
+}
+
+fn ir_dim(name: &str) -> Dim {
+    match name {
+        "1d" => Dim::D1,
+        "2d" => Dim::D2,
+        "3d" => Dim::D3,
+        "cube" => Dim::Cube,
+        "buffer" => Dim::Buffer,
+        "raw_buffer" => Dim::RawBuffer,
+        "structured_buffer" => Dim::StructuredBuffer,
+        other => panic!("mappings/dxbc.toml: unknown dimension `{other}`"),
+    }
+}
+
+impl Tables {
+    fn build(file: File) -> Tables {
+        let layouts: HashMap<u16, i8> = file.decl_layouts.iter().copied().collect();
+        let mut ops = HashMap::new();
+        let mut by_name = HashMap::new();
+        for OpcodeRow(code, name, dst, src) in &file.opcodes {
+            let layout = match layouts.get(code) {
+                None => Layout::Operands,
+                Some(n) if *n < 0 => Layout::Raw,
+                Some(n) => Layout::Decl(*n as u8),
+            };
+            by_name.insert(name.clone(), *code);
+            ops.insert(
+                *code,
+                OpInfo {
+                    name: name.clone(),
+                    dst_types: dst.bytes().collect(),
+                    src_types: src.bytes().collect(),
+                    layout,
+                    tex: None,
+                },
+            );
+        }
+        for t in &file.tex {
+            let code = *by_name.get(&t.mnemonic).unwrap_or_else(|| {
+                panic!("mappings/dxbc.toml: [[tex]] `{}` has no opcode", t.mnemonic)
+            });
+            let info = TexInfo {
+                opcode: code,
+                op: tex_op(&t.ir),
+                lod: lod_rule(&t.lod),
+                roles: t.operands.iter().map(|r| role(r)).collect(),
+            };
+            if let Some(op) = ops.get_mut(&code) {
+                op.tex = Some(info);
+            }
+        }
+        let dims = file
+            .resource_dims
+            .iter()
+            .map(|ResourceDimRow(code, name, dim, arrayed, ms)| DimInfo {
+                code: *code,
+                name: name.clone(),
+                dim: ir_dim(dim),
+                arrayed: *arrayed,
+                ms: *ms,
+            })
+            .collect();
+        Tables {
+            file,
+            ops,
+            by_name,
+            dims,
+        }
+    }
+
+    /// The entry of `opcode`, when it is a known SM4/SM5 opcode.
+    pub fn op(&self, opcode: u16) -> Option<&OpInfo> {
+        self.ops.get(&opcode)
+    }
+
+    /// The opcode spelled `name` (fxc spelling or a Wine alias).
+    pub fn opcode_named(&self, name: &str) -> Option<u16> {
+        if let Some(code) = self.by_name.get(name) {
+            return Some(*code);
+        }
+        let (_, fxc) = self.file.wine_aliases.iter().find(|(w, _)| w == name)?;
+        self.by_name.get(fxc).copied()
+    }
+
+    /// The resource dimension with `code`.
+    pub fn dim(&self, code: u8) -> Option<&DimInfo> {
+        self.dims.iter().find(|d| d.code == code)
+    }
+
+    /// The resource dimension spelled `name`.
+    pub fn dim_named(&self, name: &str) -> Option<&DimInfo> {
+        self.dims.iter().find(|d| d.name == name)
+    }
+
+    /// The fxc spelling of return type `code`.
+    pub fn return_type(&self, code: u8) -> Option<&str> {
+        find_name(&self.file.return_types, code)
+    }
+
+    /// The return type spelled `name` (Wine spells `sint` as `int`).
+    pub fn return_type_named(&self, name: &str) -> Option<u8> {
+        let name = if name == "int" { "sint" } else { name };
+        find_code(&self.file.return_types, name)
+    }
+
+    /// The operand type with `code`.
+    pub fn register_type(&self, code: u8) -> Option<&RegisterTypeRow> {
+        self.file.register_types.iter().find(|r| r.0 == code)
+    }
+
+    /// The operand types, in table order.
+    pub fn register_types(&self) -> &[RegisterTypeRow] {
+        &self.file.register_types
+    }
+}
+
+/// The name of `code` in a `[code, name]` table.
+pub fn find_name<C: PartialEq + Copy>(rows: &[(C, String)], code: C) -> Option<&str> {
+    rows.iter()
+        .find(|(c, _)| *c == code)
+        .map(|(_, n)| n.as_str())
+}
+
+/// The code of `name` in a `[code, name]` table.
+pub fn find_code<C: Copy>(rows: &[(C, String)], name: &str) -> Option<C> {
+    rows.iter().find(|(_, n)| n == name).map(|(c, _)| *c)
+}
+
+/// The tables, parsed on first use.
+pub fn tables() -> &'static Tables {
+    static TABLES: OnceLock<Tables> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        Tables::build(parse_table(
+            "dxbc.toml",
+            include_str!("../../../mappings/dxbc.toml"),
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table loads and is self-consistent: unique opcode numbers and names, every
+    /// layout and texture entry names a listed opcode, every texture instruction has a
+    /// result and a resource, every dimension and return type code is unique.
+    #[test]
+    fn dxbc_table_is_consistent() {
+        let t = tables();
+        let f = &t.file;
+        let mut codes: Vec<u16> = f.opcodes.iter().map(|o| o.0).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), f.opcodes.len(), "duplicate opcode numbers");
+        assert_eq!(t.by_name.len(), f.opcodes.len(), "duplicate mnemonics");
+        for (code, _) in &f.decl_layouts {
+            assert!(t.op(*code).is_some(), "layout for unknown opcode {code}");
+        }
+        for (wine, fxc) in &f.wine_aliases {
+            assert!(t.by_name.contains_key(fxc), "alias {wine} -> unknown {fxc}");
+        }
+        assert_eq!(f.tex.len(), 35);
+        for tex in &f.tex {
+            let code = t.by_name[&tex.mnemonic];
+            let info = t.op(code).and_then(|o| o.tex.as_ref()).unwrap();
+            assert!(info.roles.contains(&Role::Dst) && info.roles.contains(&Role::Resource));
+            let op = t.op(code).unwrap();
+            assert_eq!(
+                op.dst_types.len() + op.src_types.len(),
+                info.roles.len(),
+                "{}: operand types and roles disagree",
+                tex.mnemonic
+            );
+        }
+        let mut dims: Vec<u8> = t.dims.iter().map(|d| d.code).collect();
+        dims.dedup();
+        assert_eq!(dims.len(), 12);
+        assert!(t
+            .register_types()
+            .iter()
+            .enumerate()
+            .all(|(i, r)| r.0 as usize == i));
+    }
+}

@@ -1,0 +1,619 @@
+//! The SM4/SM5 program token stream ("TPF"), decoded into fields that encode back to the same
+//! dwords.
+//!
+//! Field widths follow Microsoft's `d3d11TokenizedProgramFormat.hpp` (research/dxbc.md §3-§6):
+//! opcode token `[10:0]` opcode, `[23:11]` controls, `[30:24]` length, `[31]` extended;
+//! operand token `[1:0]` components, `[3:2]` selection mode, `[11:4]` mask/swizzle/select,
+//! `[19:12]` type, `[21:20]` index dimension, `[24:22]`/`[27:25]`/`[30:28]` index
+//! representations, `[31]` extended. Every bit is kept, so a decoded stream re-encodes
+//! byte-identically; fields that the tables do not name (unknown opcodes, unknown extended
+//! tokens) are kept raw.
+
+use crate::error::DecodeError;
+
+use super::tables::{tables, Layout};
+
+/// `customdata` (immediate constant buffers, comments): its length is the next dword.
+pub const OP_CUSTOMDATA: u16 = 53;
+/// Extended opcode token types (`[5:0]`).
+pub const EXT_SAMPLE_CONTROLS: u32 = 1;
+pub const EXT_RESOURCE_DIM: u32 = 2;
+pub const EXT_RETURN_TYPE: u32 = 3;
+/// Operand types used by name in code.
+pub const OPERAND_IMM32: u8 = 4;
+pub const OPERAND_IMM64: u8 = 5;
+/// Index representations (`D3D10_SB_OPERAND_INDEX_REPRESENTATION`).
+pub const INDEX_IMM32: u8 = 0;
+pub const INDEX_IMM64: u8 = 1;
+pub const INDEX_RELATIVE: u8 = 2;
+pub const INDEX_IMM32_RELATIVE: u8 = 3;
+pub const INDEX_IMM64_RELATIVE: u8 = 4;
+/// Component selection modes (`[3:2]` of a 4-component operand).
+pub const SEL_MASK: u8 = 0;
+pub const SEL_SWIZZLE: u8 = 1;
+pub const SEL_SELECT1: u8 = 2;
+/// Relative addressing nests operands; real shaders use one level. Deeper nesting is refused
+/// so that a crafted input cannot exhaust the stack.
+const MAX_NESTING: u32 = 4;
+
+/// One index of an operand (`r1` has one, `cb0[3]` two, SM5.1 `T0[0:0]` three).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Index {
+    /// Representation (`INDEX_*`).
+    pub repr: u8,
+    /// The immediate part (0 when the representation has none).
+    pub imm: u64,
+    /// The register part of a relative index.
+    pub rel: Option<Box<Operand>>,
+}
+
+impl Index {
+    /// An immediate 32-bit index.
+    pub fn imm(value: u32) -> Self {
+        Index {
+            repr: INDEX_IMM32,
+            imm: u64::from(value),
+            rel: None,
+        }
+    }
+}
+
+/// One operand, every field of its tokens kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Operand {
+    /// `[1:0]`: 0 = none, 1 = one component, 2 = four components, 3 = N components.
+    pub num_components: u8,
+    /// `[3:2]` (`SEL_*` for four-component operands; raw otherwise).
+    pub selection: u8,
+    /// `[11:4]`: write mask, swizzle (2 bits per component) or selected component.
+    pub comp: u8,
+    /// `[19:12]`: the register file.
+    pub ty: u8,
+    /// Index representations of unused index slots (normally 0), kept raw.
+    pub unused_repr: u16,
+    pub indices: Vec<Index>,
+    /// Extended operand tokens (modifier, min precision, non-uniform), kept raw.
+    pub extended: Vec<u32>,
+    /// Immediate values: 1 or 4 dwords for `l(...)`, 2 or 8 for `d(...)`.
+    pub imm: Vec<u32>,
+}
+
+impl Operand {
+    /// A four-component operand of register `ty` with immediate indices.
+    pub fn new(ty: u8, indices: &[u32]) -> Self {
+        Operand {
+            num_components: 2,
+            selection: SEL_SWIZZLE,
+            comp: 0xe4,
+            ty,
+            unused_repr: 0,
+            indices: indices.iter().map(|i| Index::imm(*i)).collect(),
+            extended: Vec::new(),
+            imm: Vec::new(),
+        }
+    }
+
+    /// The source modifier bits of the extended operand token (1 = neg, 2 = abs).
+    pub fn modifier(&self) -> u32 {
+        self.extended
+            .iter()
+            .find(|t| *t & 0x3f == 1)
+            .map_or(0, |t| (t >> 6) & 0xff)
+    }
+
+    /// Whether the operand is marked `nonuniform` (SM5.1 extended operand token bit 17).
+    pub fn nonuniform(&self) -> bool {
+        self.extended
+            .iter()
+            .any(|t| *t & 0x3f == 1 && (t >> 17) & 1 == 1)
+    }
+
+    /// The register component that lane `lane` (0..4) reads or writes: the swizzle's choice,
+    /// the selected component, or the lane itself for masks.
+    pub fn component(&self, lane: usize) -> u8 {
+        match (self.num_components, self.selection) {
+            (2, SEL_SWIZZLE) => (self.comp >> (2 * lane)) & 3,
+            (2, SEL_SELECT1) => self.comp & 3,
+            _ => lane as u8,
+        }
+    }
+
+    /// The swizzle of a swizzle-mode operand as four components.
+    pub fn swizzle(&self) -> [u8; 4] {
+        [0, 1, 2, 3].map(|l| self.component(l))
+    }
+
+    /// Sets a four-component swizzle.
+    pub fn set_swizzle(&mut self, swz: [u8; 4]) {
+        self.num_components = 2;
+        self.selection = SEL_SWIZZLE;
+        self.comp = swz
+            .iter()
+            .enumerate()
+            .fold(0, |acc, (i, c)| acc | ((c & 3) << (2 * i)));
+    }
+
+    /// The write mask of a mask-mode operand (all four for non-vector operands).
+    pub fn mask(&self) -> u8 {
+        match (self.num_components, self.selection) {
+            (2, SEL_MASK) => self.comp & 0xf,
+            (2, _) | (1, _) => 0xf,
+            _ => 0,
+        }
+    }
+
+    /// The first index as an immediate, when it is one.
+    pub fn first_index(&self) -> Option<u64> {
+        self.indices
+            .first()
+            .filter(|i| i.rel.is_none())
+            .map(|i| i.imm)
+    }
+
+    fn token(&self) -> u32 {
+        let mut repr = u32::from(self.unused_repr);
+        for (i, idx) in self.indices.iter().enumerate() {
+            repr |= u32::from(idx.repr & 7) << (3 * i);
+        }
+        u32::from(self.num_components & 3)
+            | u32::from(self.selection & 3) << 2
+            | u32::from(self.comp) << 4
+            | u32::from(self.ty) << 12
+            | (self.indices.len().min(3) as u32) << 20
+            | (repr & 0x1ff) << 22
+            | u32::from(!self.extended.is_empty()) << 31
+    }
+
+    /// Appends the operand's dwords.
+    pub fn encode(&self, out: &mut Vec<u32>) {
+        out.push(self.token());
+        push_chain(out, &self.extended);
+        out.extend_from_slice(&self.imm);
+        for idx in &self.indices {
+            match idx.repr {
+                INDEX_IMM32 | INDEX_IMM32_RELATIVE => out.push(idx.imm as u32),
+                INDEX_IMM64 | INDEX_IMM64_RELATIVE => {
+                    out.push((idx.imm >> 32) as u32);
+                    out.push(idx.imm as u32);
+                }
+                _ => {}
+            }
+            if let Some(rel) = &idx.rel {
+                rel.encode(out);
+            }
+        }
+    }
+}
+
+/// Appends a chain of extended tokens, each one's bit 31 saying whether another follows.
+fn push_chain(out: &mut Vec<u32>, chain: &[u32]) {
+    for (i, t) in chain.iter().enumerate() {
+        let more = u32::from(i + 1 < chain.len()) << 31;
+        out.push((t & 0x7fff_ffff) | more);
+    }
+}
+
+/// One instruction or declaration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instruction {
+    /// `[10:0]`.
+    pub opcode: u16,
+    /// `[23:11]` (saturate, test, resource dimension, return type ...); for `customdata`
+    /// the whole `[31:11]` (the data class).
+    pub controls: u32,
+    /// Extended opcode tokens (sample controls, resource dimension, return type), kept raw.
+    pub extended: Vec<u32>,
+    pub operands: Vec<Operand>,
+    /// Words after the operands: declaration payloads, `customdata` contents, raw bodies.
+    pub words: Vec<u32>,
+}
+
+impl Instruction {
+    /// A new instruction with no extended tokens, operands or words.
+    pub fn new(opcode: u16) -> Self {
+        Instruction {
+            opcode,
+            controls: 0,
+            extended: Vec::new(),
+            operands: Vec::new(),
+            words: Vec::new(),
+        }
+    }
+
+    /// The extended token of `kind`, if present.
+    pub fn ext(&self, kind: u32) -> Option<u32> {
+        self.extended.iter().copied().find(|t| t & 0x3f == kind)
+    }
+
+    /// Replaces (or adds, or with `None` removes) the extended token of `kind`.
+    pub fn set_ext(&mut self, kind: u32, token: Option<u32>) {
+        let at = self.extended.iter().position(|t| t & 0x3f == kind);
+        match (at, token) {
+            (Some(i), Some(t)) => self.extended[i] = t,
+            (Some(i), None) => {
+                self.extended.remove(i);
+            }
+            (None, Some(t)) => {
+                // Keep MS's order: sample controls, resource dimension, return type.
+                let pos = self
+                    .extended
+                    .iter()
+                    .position(|e| e & 0x3f > kind)
+                    .unwrap_or(self.extended.len());
+                self.extended.insert(pos, t);
+            }
+            (None, None) => {}
+        }
+    }
+
+    /// The immediate texel offsets of the sample-controls token: U `[12:9]`, V `[16:13]`,
+    /// W `[20:17]`, 4-bit two's complement (seed dx-sm4-sample.md, research/dxbc.md §5).
+    pub fn aoffimmi(&self) -> Option<[i8; 3]> {
+        let t = self.ext(EXT_SAMPLE_CONTROLS)?;
+        Some([9, 13, 17].map(|shift| (((t >> shift) & 0xf) as i8) << 4 >> 4))
+    }
+
+    /// Sets the immediate offsets, keeping the token's other bits.
+    pub fn set_aoffimmi(&mut self, offsets: Option<[i8; 3]>) {
+        let token = offsets.map(|o| {
+            let base = self.ext(EXT_SAMPLE_CONTROLS).unwrap_or(EXT_SAMPLE_CONTROLS) & !0x1f_fe00;
+            [9u32, 13, 17]
+                .iter()
+                .zip(o)
+                .fold(base, |t, (shift, v)| t | ((v as u32) & 0xf) << shift)
+        });
+        self.set_ext(EXT_SAMPLE_CONTROLS, token);
+    }
+
+    /// The resource dimension of the `_indexable` extended token (`[10:6]`) and the
+    /// structure stride (`[22:11]`).
+    pub fn resource_dim(&self) -> Option<(u8, u32)> {
+        self.ext(EXT_RESOURCE_DIM)
+            .map(|t| (((t >> 6) & 0x1f) as u8, (t >> 11) & 0xfff))
+    }
+
+    /// The four return types of the return-type extended token (`[21:6]`, 4 bits each).
+    pub fn return_types(&self) -> Option<[u8; 4]> {
+        self.ext(EXT_RETURN_TYPE)
+            .map(|t| [0, 1, 2, 3].map(|i| ((t >> (6 + 4 * i)) & 0xf) as u8))
+    }
+
+    /// Whether `_sat` is set (controls bit 2, opcode token bit 13).
+    pub fn saturate(&self) -> bool {
+        self.opcode != OP_CUSTOMDATA && self.controls & 0x4 != 0
+    }
+
+    /// The instruction's dwords.
+    pub fn encode(&self, out: &mut Vec<u32>) -> Result<(), String> {
+        let start = out.len();
+        out.push(0);
+        if self.opcode == OP_CUSTOMDATA {
+            out.push(0);
+            out.extend_from_slice(&self.words);
+            let len = out.len() - start;
+            out[start] = u32::from(OP_CUSTOMDATA) | self.controls << 11;
+            out[start + 1] = u32::try_from(len).map_err(|_| "customdata too long".to_string())?;
+            return Ok(());
+        }
+        push_chain(out, &self.extended);
+        for op in &self.operands {
+            op.encode(out);
+        }
+        out.extend_from_slice(&self.words);
+        let len = out.len() - start;
+        if len > 127 {
+            return Err(format!(
+                "instruction is {len} dwords long; the length field holds at most 127"
+            ));
+        }
+        out[start] = u32::from(self.opcode & 0x7ff)
+            | (self.controls & 0x1fff) << 11
+            | (len as u32) << 24
+            | u32::from(!self.extended.is_empty()) << 31;
+        Ok(())
+    }
+}
+
+/// A whole program: version token, length token, instructions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenProgram {
+    /// `[3:0]` minor, `[7:4]` major, `[31:16]` program type (MS macros, research/dxbc.md §3).
+    pub version: u32,
+    pub instructions: Vec<(usize, Instruction)>,
+}
+
+/// Reads dwords, reporting byte offsets relative to the start of the input.
+struct Reader<'a> {
+    words: &'a [u32],
+    pos: usize,
+    /// Byte offset of `words[0]` in the input.
+    base: usize,
+}
+
+impl Reader<'_> {
+    fn offset(&self, pos: usize) -> usize {
+        self.base + 4 * pos
+    }
+
+    fn err(&self, pos: usize, reason: impl Into<String>) -> DecodeError {
+        DecodeError {
+            offset: self.offset(pos),
+            reason: reason.into(),
+        }
+    }
+
+    /// The next dword, if it lies before `end`.
+    fn next(&mut self, end: usize, what: &str) -> Result<u32, DecodeError> {
+        if self.pos >= end {
+            return Err(self.err(
+                self.pos,
+                format!("{what} runs past the end of its instruction"),
+            ));
+        }
+        let w = self.words[self.pos];
+        self.pos += 1;
+        Ok(w)
+    }
+
+    /// A chain of extended tokens after a token with bit 31 set.
+    fn chain(&mut self, end: usize, what: &str) -> Result<Vec<u32>, DecodeError> {
+        let mut chain = Vec::new();
+        loop {
+            let t = self.next(end, what)?;
+            chain.push(t);
+            if t & 0x8000_0000 == 0 {
+                return Ok(chain);
+            }
+        }
+    }
+
+    fn operand(&mut self, end: usize, depth: u32) -> Result<Operand, DecodeError> {
+        let at = self.pos;
+        if depth > MAX_NESTING {
+            return Err(self.err(at, "relative addressing nested too deeply"));
+        }
+        let token = self.next(end, "operand")?;
+        let extended = if token & 0x8000_0000 != 0 {
+            self.chain(end, "extended operand token")?
+        } else {
+            Vec::new()
+        };
+        let num_components = (token & 3) as u8;
+        let ty = ((token >> 12) & 0xff) as u8;
+        let dims = ((token >> 20) & 3) as usize;
+        let reprs = (token >> 22) & 0x1ff;
+        let imm_count = match (ty, num_components) {
+            (OPERAND_IMM32, 0) | (OPERAND_IMM64, 0) => 0,
+            (OPERAND_IMM32, 1) => 1,
+            (OPERAND_IMM32, 2) => 4,
+            (OPERAND_IMM64, 1) => 2,
+            // A four-component double immediate holds two doubles (xy, zw).
+            (OPERAND_IMM64, 2) => 4,
+            (OPERAND_IMM32 | OPERAND_IMM64, _) => {
+                return Err(self.err(
+                    at,
+                    format!("immediate operand {token:#010x} has N components"),
+                ))
+            }
+            _ => 0,
+        };
+        let mut imm = Vec::with_capacity(imm_count);
+        for _ in 0..imm_count {
+            imm.push(self.next(end, "immediate value")?);
+        }
+        let mut indices = Vec::with_capacity(dims);
+        for d in 0..dims {
+            let repr = ((reprs >> (3 * d)) & 7) as u8;
+            let (imm, rel) = match repr {
+                INDEX_IMM32 => (u64::from(self.next(end, "operand index")?), false),
+                INDEX_IMM64 => (self.imm64(end)?, false),
+                INDEX_RELATIVE => (0, true),
+                INDEX_IMM32_RELATIVE => (u64::from(self.next(end, "operand index")?), true),
+                INDEX_IMM64_RELATIVE => (self.imm64(end)?, true),
+                _ => {
+                    return Err(self.err(
+                        at,
+                        format!("operand {token:#010x}: index representation {repr} is undefined"),
+                    ))
+                }
+            };
+            let rel = if rel {
+                Some(Box::new(self.operand(end, depth + 1)?))
+            } else {
+                None
+            };
+            indices.push(Index { repr, imm, rel });
+        }
+        let used_bits = (1u32 << (3 * dims)) - 1;
+        Ok(Operand {
+            num_components,
+            selection: ((token >> 2) & 3) as u8,
+            comp: ((token >> 4) & 0xff) as u8,
+            ty,
+            unused_repr: (reprs & !used_bits) as u16,
+            indices,
+            extended,
+            imm,
+        })
+    }
+
+    fn imm64(&mut self, end: usize) -> Result<u64, DecodeError> {
+        let hi = self.next(end, "64-bit operand index")?;
+        let lo = self.next(end, "64-bit operand index")?;
+        Ok(u64::from(hi) << 32 | u64::from(lo))
+    }
+
+    /// One instruction starting at `self.pos`.
+    fn instruction(&mut self) -> Result<Instruction, DecodeError> {
+        let at = self.pos;
+        let token = self.words[at];
+        let opcode = (token & 0x7ff) as u16;
+        let remaining = self.words.len() - at;
+        if opcode == OP_CUSTOMDATA {
+            let len = *self
+                .words
+                .get(at + 1)
+                .ok_or_else(|| self.err(at, "customdata without its length dword"))?
+                as usize;
+            if len < 2 || len > remaining {
+                return Err(self.err(
+                    at + 1,
+                    format!(
+                        "customdata length {len} dwords does not fit the {remaining} dwords left"
+                    ),
+                ));
+            }
+            self.pos = at + len;
+            return Ok(Instruction {
+                opcode,
+                controls: token >> 11,
+                extended: Vec::new(),
+                operands: Vec::new(),
+                words: self.words[at + 2..at + len].to_vec(),
+            });
+        }
+        let len = ((token >> 24) & 0x7f) as usize;
+        if len == 0 || len > remaining {
+            return Err(self.err(
+                at,
+                format!(
+                    "instruction token {token:#010x}: length {len} dwords does not fit the {remaining} dwords left"
+                ),
+            ));
+        }
+        let end = at + len;
+        self.pos = at + 1;
+        let extended = if token & 0x8000_0000 != 0 {
+            self.chain(end, "extended opcode token")?
+        } else {
+            Vec::new()
+        };
+        let info = tables().op(opcode);
+        let layout = info.map_or(Layout::Raw, |o| o.layout);
+        // A texture instruction has one operand per role; dwords after them (the SM5.0
+        // feedback ops of the corpus carry a zero dword there) are kept as words.
+        let roles = info.and_then(|o| o.tex.as_ref()).map(|t| t.roles.len());
+        let mut operands = Vec::new();
+        match layout {
+            Layout::Operands => {
+                while self.pos < end && roles.is_none_or(|n| operands.len() < n) {
+                    operands.push(self.operand(end, 0)?);
+                }
+            }
+            Layout::Decl(n) => {
+                for _ in 0..n {
+                    operands.push(self.operand(end, 0)?);
+                }
+            }
+            Layout::Raw => {}
+        }
+        let words = self.words[self.pos..end].to_vec();
+        self.pos = end;
+        Ok(Instruction {
+            opcode,
+            controls: (token >> 11) & 0x1fff,
+            extended,
+            operands,
+            words,
+        })
+    }
+}
+
+/// Little-endian dwords of `bytes`, which must be a whole number of dwords.
+pub fn dwords(bytes: &[u8], base: usize) -> Result<Vec<u32>, DecodeError> {
+    if bytes.len() % 4 != 0 {
+        return Err(DecodeError {
+            offset: base + bytes.len() / 4 * 4,
+            reason: format!(
+                "the token stream is {} bytes long, not a whole number of dwords",
+                bytes.len()
+            ),
+        });
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
+/// Decodes a program token stream (version, length, instructions); `base` is the byte offset
+/// of `words[0]` in the input, for error locations.
+pub fn decode_program(words: &[u32], base: usize) -> Result<TokenProgram, DecodeError> {
+    let at = |pos: usize, reason: String| DecodeError {
+        offset: base + 4 * pos,
+        reason,
+    };
+    let version = *words
+        .first()
+        .ok_or_else(|| at(0, "empty token stream: no version token".into()))?;
+    check_version(version).map_err(|r| at(0, r))?;
+    let length = *words
+        .get(1)
+        .ok_or_else(|| at(1, "token stream ends before its length token".into()))?
+        as usize;
+    if length != words.len() {
+        return Err(at(
+            1,
+            format!(
+                "length token says {length} dwords but the stream holds {}",
+                words.len()
+            ),
+        ));
+    }
+    let mut reader = Reader {
+        words,
+        pos: 2,
+        base,
+    };
+    let mut instructions = Vec::new();
+    while reader.pos < words.len() {
+        let offset = reader.offset(reader.pos);
+        instructions.push((offset, reader.instruction()?));
+    }
+    Ok(TokenProgram {
+        version,
+        instructions,
+    })
+}
+
+/// Decodes a sequence of instructions without version and length tokens (`disasm --hex`).
+pub fn decode_instructions(words: &[u32]) -> Result<Vec<(usize, Instruction)>, DecodeError> {
+    let mut reader = Reader {
+        words,
+        pos: 0,
+        base: 0,
+    };
+    let mut out = Vec::new();
+    while reader.pos < words.len() {
+        let offset = reader.offset(reader.pos);
+        out.push((offset, reader.instruction()?));
+    }
+    Ok(out)
+}
+
+/// Checks a version token: a known program type, shader model 4.0 to 5.1, no stray bits.
+pub fn check_version(version: u32) -> Result<(), String> {
+    let kind = version >> 16;
+    let (major, minor) = ((version >> 4) & 0xf, version & 0xf);
+    if kind > 5 && kind != 0xfff0 {
+        return Err(format!(
+            "version token {version:#010x}: program type {kind:#x} is not an SM4/SM5 stage"
+        ));
+    }
+    if !matches!((major, minor), (4, 0) | (4, 1) | (5, 0) | (5, 1)) || version & 0xff00 != 0 {
+        return Err(format!(
+            "version token {version:#010x}: shader model {major}.{minor} is not SM4.0-SM5.1"
+        ));
+    }
+    Ok(())
+}
+
+/// Encodes a program: version, length, instructions.
+pub fn encode_program(version: u32, instrs: &[&Instruction]) -> Result<Vec<u32>, String> {
+    let mut out = vec![version, 0];
+    for i in instrs {
+        i.encode(&mut out)?;
+    }
+    out[1] = u32::try_from(out.len()).map_err(|_| "program too long".to_string())?;
+    Ok(out)
+}

@@ -1,0 +1,62 @@
+//! Shared helpers of the DXBC integration tests: the corpus location and its files.
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// `../shared/corpus/dxbc`, or `None` (with the SKIPPED note) when it is not there.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/dxbc");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("SKIPPED: ../shared/corpus/dxbc not found");
+        None
+    }
+}
+
+fn files(dir: &Path, ext: &str) -> Vec<(String, PathBuf)> {
+    let mut out: Vec<(String, PathBuf)> = fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| {
+            let path = e.unwrap().path();
+            (path.extension()? == ext).then(|| {
+                (
+                    path.file_stem().unwrap().to_string_lossy().into_owned(),
+                    path,
+                )
+            })
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Every blob of the corpus: (base name, bytes), sorted by name.
+pub fn blobs(corpus: &Path) -> Vec<(String, Vec<u8>)> {
+    files(&corpus.join("blobs"), "dxbc")
+        .into_iter()
+        .map(|(name, path)| (name, fs::read(path).unwrap()))
+        .collect()
+}
+
+/// Every listing of the corpus: (base name, text), sorted by name.
+pub fn listings(corpus: &Path) -> Vec<(String, String)> {
+    files(&corpus.join("asm"), "asm")
+        .into_iter()
+        .map(|(name, path)| (name, fs::read_to_string(path).unwrap()))
+        .collect()
+}
+
+/// The listings that are fxc's own listing of a corpus blob: the same base name in `blobs/`
+/// and `asm/` (SOURCES.tsv: "paired with <name>.dxbc").
+pub fn pairs(corpus: &Path) -> Vec<(String, Vec<u8>, String)> {
+    let blobs = blobs(corpus);
+    listings(corpus)
+        .into_iter()
+        .filter_map(|(name, text)| {
+            let (_, bytes) = blobs.iter().find(|(b, _)| *b == name)?;
+            Some((name, bytes.clone(), text))
+        })
+        .collect()
+}

@@ -1,0 +1,224 @@
+//! Snapshots of every DXBC texture instruction (IR, listing text, hex tokens) and of every
+//! error, from small fixtures written for texlate (tests/cases/dxbc).
+
+use texlate::ir::display_program;
+use texlate::isa::dxbc;
+
+fn snap(name: &str, value: String) {
+    insta::with_settings!({
+        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
+        prepend_module_to_snapshot => false,
+    }, {
+        insta::assert_snapshot!(name, value);
+    });
+}
+
+const EVERY_OP: &str = include_str!("cases/dxbc/every_op.asm");
+
+#[test]
+fn every_op_ir() {
+    let p = dxbc::parse_text(EVERY_OP).unwrap();
+    let ir: Vec<String> = p.tex_instrs().map(|t| t.to_string()).collect();
+    assert_eq!(ir.len(), 40);
+    snap("dxbc_every_op_ir", ir.join("\n"));
+}
+
+#[test]
+fn every_op_text_and_hex() {
+    let p = dxbc::parse_text(EVERY_OP).unwrap();
+    assert_eq!(dxbc::print_text(&p).unwrap(), EVERY_OP);
+    let hex = dxbc::print_hex(&p).unwrap();
+    snap("dxbc_every_op_hex", hex.clone());
+    // The hex decodes to the same listing (without the comment line).
+    let words: Vec<&str> = hex.split_whitespace().collect();
+    let stream = dxbc::encode_binary(&p).unwrap();
+    let decoded = dxbc::decode_binary(&stream).unwrap();
+    let text = dxbc::print_text(&decoded).unwrap();
+    assert_eq!(text, EVERY_OP.split_once('\n').unwrap().1);
+    let from_hex = dxbc::print_text(&dxbc::decode_hex(&words).unwrap()).unwrap();
+    snap("dxbc_every_op_from_hex", from_hex);
+    snap("dxbc_every_op_program", display_program(&decoded));
+}
+
+fn error(input: &str) -> String {
+    match dxbc::parse_text(input) {
+        Ok(p) => match dxbc::encode_binary(&p) {
+            Ok(_) => panic!("`{input}` was accepted"),
+            Err(e) => e.to_string(),
+        },
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn text_errors() {
+    let cases = [
+        "ps_5_0\nfoo r0.x, r1.x",
+        "ps_5_0\nsample r0.xyzw, v1.xy, t0.xyzw, s0",
+        "ps_5_0\nsample_indexable(texture9d) r0.xyzw, v1.xyxx, t0.xyzw, s0",
+        "ps_5_0\nsample_aoffimmi(9,0,0) r0.xyzw, v1.xyxx, t0.xyzw, s0",
+        "ps_5_0\nmov r0.x, l(1, 2)",
+        "ps_5_0\nmov r0.x, l(abc)",
+        "ps_5_0\nmov r0.x r1.x",
+        "ps_5_0\nmov r0.x, q1.x",
+        "ps_5_0\nadd_nz r0.x, r1.x, r2.x",
+        "ps_5_0\nresinfo_indexable(texture2d)(float,float,float,float)_uint r0.xyzw, l(0",
+        "ps_5_0\ndcl_sampler s0, mode_fancy",
+        "ps_5_0\ndcl_resource_texture2d (float,float,float,banana) t0",
+        "sample_indexable(texture2d)(float,float,float,float) r0.xyzw, v1.xyxx, t0.xyzw, s0",
+    ];
+    let out: Vec<String> = cases
+        .iter()
+        .map(|c| format!("{c:?}\n  -> {}", error(c)))
+        .collect();
+    snap("dxbc_text_errors", out.join("\n"));
+}
+
+fn decode_error(bytes: &[u8]) -> String {
+    match dxbc::decode_binary(bytes) {
+        Ok(_) => "ACCEPTED".to_string(),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn binary_errors() {
+    let p = dxbc::parse_text(EVERY_OP).unwrap();
+    let stream = dxbc::encode_binary(&p).unwrap();
+    let mut cases = Vec::new();
+    // Bare token streams.
+    cases.push(("empty", decode_error(&[])));
+    cases.push(("odd length", decode_error(&stream[..stream.len() - 1])));
+    let mut bad_len = stream.clone();
+    bad_len[4] = bad_len[4].wrapping_add(1);
+    cases.push(("length token", decode_error(&bad_len)));
+    let mut bad_version = stream.clone();
+    bad_version[0] = 0x90;
+    cases.push(("version", decode_error(&bad_version)));
+    let mut zero_len = stream.clone();
+    zero_len[8 + 3] = 0; // first instruction's length field
+    cases.push(("zero instruction length", decode_error(&zero_len)));
+    let mut long = stream.clone();
+    long[8 + 3] = 0x7f;
+    cases.push(("dcl_sampler swallowing the stream", decode_error(&long)));
+    // An undefined index representation (7, operand token bits 22-24) in the first
+    // operand of dcl_sampler.
+    let mut repr = stream.clone();
+    repr[12 + 2] |= 0xc0;
+    repr[12 + 3] |= 0x01;
+    cases.push(("index representation", decode_error(&repr)));
+    // Containers.
+    let container = container_of(&stream);
+    cases.push((
+        "container ok",
+        format!(
+            "{} items",
+            dxbc::decode_binary(&container).unwrap().items.len()
+        ),
+    ));
+    let mut flipped = container.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 1;
+    cases.push(("checksum", decode_error(&flipped)));
+    cases.push(("short header", decode_error(b"DXBC\0\0\0\0")));
+    let mut count = container.clone();
+    count[0x1c] = 0xff;
+    count[0x1d] = 0xff;
+    fix_checksum(&mut count);
+    cases.push(("chunk count", decode_error(&count)));
+    let mut size = container.clone();
+    size[0x18] ^= 4;
+    fix_checksum(&mut size);
+    cases.push(("total size", decode_error(&size)));
+    let mut chunk = container.clone();
+    let at = u32::from_le_bytes(chunk[0x20..0x24].try_into().unwrap()) as usize + 4;
+    chunk[at + 3] = 0x40;
+    fix_checksum(&mut chunk);
+    cases.push(("chunk size", decode_error(&chunk)));
+    let hex = dxbc::decode_hex(&["zz"]).unwrap_err().to_string();
+    cases.push(("hex", hex));
+    assert!(cases
+        .iter()
+        .all(|(n, e)| *n == "container ok" || e != "ACCEPTED"));
+    let out: Vec<String> = cases.iter().map(|(n, e)| format!("{n}: {e}")).collect();
+    snap("dxbc_binary_errors", out.join("\n"));
+}
+
+/// A container holding `stream` as its only (SHEX) chunk, built with texlate's writer.
+fn container_of(stream: &[u8]) -> Vec<u8> {
+    use dxbc::container::{write, Chunk, Container};
+    write(&Container {
+        chunks: vec![Chunk {
+            tag: *b"SHEX",
+            data: stream.to_vec(),
+        }],
+        program: 0,
+    })
+}
+
+fn fix_checksum(bytes: &mut [u8]) {
+    let sum = dxbc::container::checksum(bytes);
+    bytes[4..20].copy_from_slice(&sum);
+}
+
+#[test]
+fn edit_errors() {
+    use texlate::ir::{Item, Offset, Reg, RegFile, Scalar};
+    let mut p = dxbc::parse_text(EVERY_OP).unwrap();
+    let mut out = Vec::new();
+    let mut edit =
+        |f: &dyn Fn(&mut texlate::ir::TexInstr), what: &str, p: &mut texlate::Program| {
+            let mut q = p.clone();
+            if let Some(Item::Tex(t)) = q.items.iter_mut().find(|i| matches!(i, Item::Tex(_))) {
+                f(t);
+            }
+            out.push(format!("{what}: {}", dxbc::encode_binary(&q).unwrap_err()));
+        };
+    let r = |file, index, sub| Scalar::Reg(Reg { file, index, sub });
+    edit(
+        &|t| t.offset = Offset::Imm([8, 0, 0]),
+        "offset out of range",
+        &mut p,
+    );
+    edit(
+        &|t| t.coord = vec![r(RegFile::DxTemp, 0, 0), r(RegFile::DxTemp, 1, 1)],
+        "coordinates from two registers",
+        &mut p,
+    );
+    edit(
+        &|t| {
+            t.dst = [
+                Some(r(RegFile::DxTemp, 0, 0)),
+                Some(r(RegFile::DxTemp, 1, 1)),
+                None,
+                None,
+            ]
+        },
+        "results to two registers",
+        &mut p,
+    );
+    edit(&|t| t.dst = [None; 4], "no result", &mut p);
+    edit(
+        &|t| t.lod = texlate::ir::Lod::Zero,
+        "lod kind change",
+        &mut p,
+    );
+    edit(
+        &|t| t.coord = vec![r(RegFile::DxOther(8), 0, 0), r(RegFile::DxOther(8), 0, 1)],
+        "constant-buffer coordinates",
+        &mut p,
+    );
+    let mut synthetic = p.clone();
+    if let Some(Item::Tex(t)) = synthetic
+        .items
+        .iter_mut()
+        .find(|i| matches!(i, Item::Tex(_)))
+    {
+        t.origin = texlate::ir::Origin::Synthetic;
+    }
+    out.push(format!(
+        "synthetic: {}",
+        dxbc::encode_binary(&synthetic).unwrap_err()
+    ));
+    snap("dxbc_edit_errors", out.join("\n"));
+}
