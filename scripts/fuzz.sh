@@ -11,21 +11,30 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(visa_text visa_binary dxbc_text dxbc_container nvidia_text nvidia_words)
 corpus=../shared/corpus
 
+# copy_seeds DIR: copies the files named on stdin (at most 200) under numbered names.
+copy_seeds() {
+    local i=0 f
+    while IFS= read -r f && [ $i -lt 200 ]; do
+        cp "$f" "$1/$i-$(basename "$f")"
+        i=$((i + 1))
+    done
+}
+
 seed() {   # seed TARGET: copy a bounded sample of real inputs into fuzz/corpus/TARGET
     local dir=fuzz/corpus/$1
     mkdir -p "$dir"
     [ -d "$corpus" ] || return 0
     case $1 in
-        visa_text)      find "$corpus/intel/dumps" -name '*.visaasm' | head -200 | xargs -r cp -t "$dir" ;;
+        visa_text)      find "$corpus/intel/dumps" -name '*.visaasm' | copy_seeds "$dir" ;;
         visa_binary)    # texlate's own encodings of the bundled vISA fixtures
                         cargo build -q --release
                         for f in tests/cases/visa/*.visaasm examples/*.visaasm; do
                             [ -f "$f" ] && target/release/texlate asm --isa visa "$f" -o "$dir/$(basename "$f").bin" || true
                         done ;;
-        dxbc_text)      find "$corpus/dxbc/asm" -type f | head -200 | xargs -r cp -t "$dir" ;;
-        dxbc_container) find "$corpus/dxbc/blobs" -name '*.dxbc' | head -200 | xargs -r cp -t "$dir" ;;
-        nvidia_text)    find "$corpus/nvidia" -maxdepth 1 -name '*.sass' | xargs -r cp -t "$dir" ;;
-        nvidia_words)   find "$corpus/nvidia/cubin" -type f | head -50 | xargs -r cp -t "$dir" ;;
+        dxbc_text)      find "$corpus/dxbc/asm" -type f | copy_seeds "$dir" ;;
+        dxbc_container) find "$corpus/dxbc/blobs" -name '*.dxbc' | copy_seeds "$dir" ;;
+        nvidia_text)    find "$corpus/nvidia" -maxdepth 1 -name '*.sass' | copy_seeds "$dir" ;;
+        nvidia_words)   find "$corpus/nvidia/cubin" -type f | copy_seeds "$dir" ;;
     esac
 }
 

@@ -15,16 +15,45 @@ mod mappings;
 
 pub use error::Error;
 pub use ir::{Isa, Program};
-pub use isa::Form;
+pub use isa::{op_table_markdown, Form};
+
+/// How strictly inputs are read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Accept what IGC 1.0.12504 itself prints although it breaks a vISA rule: `sample4`
+    /// parameters mixing F and HF (IGC's half-precision gather4). vISA text only.
+    pub igc_compatible: bool,
+}
 
 /// Decodes an input of `isa`, detecting whether it is text or binary.
 pub fn decode(isa: Isa, input: &[u8]) -> Result<Program, Error> {
+    decode_with(isa, input, ReadOptions::default())
+}
+
+/// [`decode`] with explicit [`ReadOptions`].
+pub fn decode_with(isa: Isa, input: &[u8], options: ReadOptions) -> Result<Program, Error> {
     if isa::looks_binary(isa, input) {
-        isa::decode_binary(isa, input)
-    } else {
-        // looks_binary is false only for valid UTF-8 text.
-        let text = String::from_utf8_lossy(input);
-        isa::parse_text(isa, &text)
+        return isa::decode_binary(isa, input);
+    }
+    let text = match std::str::from_utf8(input) {
+        Ok(text) => text,
+        Err(e) => {
+            return Err(Error::Decode(error::DecodeError {
+                offset: e.valid_up_to(),
+                reason: format!("neither {} binary nor UTF-8 text", isa.name()),
+            }))
+        }
+    };
+    parse_text_with(isa, text, options)
+}
+
+/// Parses `isa` text with explicit [`ReadOptions`].
+pub fn parse_text_with(isa: Isa, text: &str, options: ReadOptions) -> Result<Program, Error> {
+    match isa {
+        Isa::Visa if options.igc_compatible => {
+            isa::visa::parse_text_with(text, isa::visa::Checks::IgcCompatible)
+        }
+        _ => isa::parse_text(isa, text),
     }
 }
 

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use texlate::error::Unsupported;
-use texlate::{ir, isa, Error, Form, Isa};
+use texlate::{ir, isa, Error, Form, Isa, ReadOptions};
 
 #[derive(Parser)]
 #[command(
@@ -43,6 +43,23 @@ enum Emit {
     Binary,
 }
 
+/// Options that change how inputs are read.
+#[derive(clap::Args, Clone, Copy)]
+struct ReadArgs {
+    /// Accept what IGC 1.0.12504 itself prints although it breaks a vISA rule (sample4
+    /// parameters mixing F and HF).
+    #[arg(long)]
+    igc_compat: bool,
+}
+
+impl From<ReadArgs> for ReadOptions {
+    fn from(a: ReadArgs) -> Self {
+        ReadOptions {
+            igc_compatible: a.igc_compat,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Translate a listing or binary from one instruction set to another.
@@ -59,6 +76,8 @@ enum Command {
         /// Output file (default: standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
+        #[command(flatten)]
+        read: ReadArgs,
     },
     /// Binary to text.
     Disasm {
@@ -84,6 +103,8 @@ enum Command {
         input: String,
         #[arg(short, long)]
         output: Option<PathBuf>,
+        #[command(flatten)]
+        read: ReadArgs,
     },
     /// Print the IR of each texture instruction.
     Explain {
@@ -91,7 +112,11 @@ enum Command {
         isa: IsaArg,
         /// Input file, or `-` for standard input.
         input: PathBuf,
+        #[command(flatten)]
+        read: ReadArgs,
     },
+    /// Print the instruction table of every ISA (rendered from mappings/).
+    Ops,
 }
 
 /// A failure of the command, with the exit code it maps to.
@@ -139,6 +164,24 @@ fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<(), Failure> {
     }
 }
 
+/// vISA binary output holds texture instructions only: declarations and other instructions
+/// of a `.visaasm` file have no encoding here. Say so rather than drop them silently.
+fn note_unencoded_lines(isa: Isa, form: Form, program: &texlate::Program) {
+    if isa != Isa::Visa || form != Form::Binary {
+        return;
+    }
+    let skipped = program
+        .items
+        .iter()
+        .filter(|i| matches!(i, ir::Item::Opaque(_)))
+        .count();
+    if skipped > 0 {
+        eprintln!(
+            "texlate: note: {skipped} non-texture lines (declarations, other instructions) have no vISA binary form here and are not in the output"
+        );
+    }
+}
+
 fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Translate {
@@ -147,9 +190,10 @@ fn run(cli: Cli) -> Result<(), Failure> {
             emit,
             input,
             output,
+            read,
         } => {
             let (from, to) = (Isa::from(from), Isa::from(to));
-            let program = texlate::decode(from, &read_input(&input)?)?;
+            let program = texlate::decode_with(from, &read_input(&input)?, read.into())?;
             if from != to {
                 return Err(Error::Unsupported(Unsupported::new(
                     "translation between instruction sets",
@@ -164,6 +208,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 Emit::Binary => Form::Binary,
             };
             let bytes = texlate::encode(to, &program, form)?;
+            note_unencoded_lines(to, form, &program);
             write_output(output.as_deref(), &bytes)
         }
         Command::Disasm {
@@ -189,6 +234,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             hex,
             input,
             output,
+            read,
         } => {
             let isa = Isa::from(isa_arg);
             let path = Path::new(&input);
@@ -203,19 +249,21 @@ fn run(cli: Cli) -> Result<(), Failure> {
             } else {
                 input.clone()
             };
-            let program = isa::parse_text(isa, &text)?;
+            let program = texlate::parse_text_with(isa, &text, read.into())?;
             if hex {
                 let out = isa::print_hex(isa, &program)?;
                 write_output(output.as_deref(), out.as_bytes())
             } else {
                 let bytes = isa::encode_binary(isa, &program)?;
+                note_unencoded_lines(isa, Form::Binary, &program);
                 write_output(output.as_deref(), &bytes)
             }
         }
-        Command::Explain { isa, input } => {
-            let program = texlate::decode(Isa::from(isa), &read_input(&input)?)?;
+        Command::Explain { isa, input, read } => {
+            let program = texlate::decode_with(Isa::from(isa), &read_input(&input)?, read.into())?;
             write_output(None, ir::display_program(&program).as_bytes())
         }
+        Command::Ops => write_output(None, texlate::op_table_markdown().as_bytes()),
     }
 }
 

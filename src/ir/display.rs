@@ -261,7 +261,7 @@ impl Display for TexInstr {
 }
 
 /// The canonical IR text of a whole program: one line per texture instruction, opaque items
-/// summarised as `opaque` with their location.
+/// summarised as `opaque` with their location (line for text, byte offset for binaries).
 pub fn display_program(program: &Program) -> String {
     let mut out = String::new();
     for item in &program.items {
@@ -270,13 +270,17 @@ pub fn display_program(program: &Program) -> String {
                 let _ = writeln!(out, "{t}");
             }
             Item::Opaque(o) => {
-                let _ = writeln!(
-                    out,
-                    "opaque @{}:{} ({} bytes)",
-                    o.span.line,
-                    o.span.column,
-                    o.text.as_ref().map_or(o.bytes.len(), |t| t.len())
-                );
+                let _ = match &o.text {
+                    Some(text) => {
+                        writeln!(out, "opaque line {} ({} bytes)", o.span.line, text.len())
+                    }
+                    None => writeln!(
+                        out,
+                        "opaque @{:#x} ({} bytes)",
+                        o.span.offset,
+                        o.bytes.len()
+                    ),
+                };
             }
         }
     }

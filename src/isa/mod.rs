@@ -83,3 +83,14 @@ pub fn looks_binary(isa: Isa, bytes: &[u8]) -> bool {
         Isa::Dxbc => dxbc::looks_binary(bytes),
     }
 }
+
+/// The op table of every ISA, rendered from `mappings/` (README's "Instructions" section and
+/// `texlate ops`).
+pub fn op_table_markdown() -> String {
+    format!(
+        "### Intel vISA\n\n{}\n### DirectX SM4/SM5 (DXBC)\n\n{}\n### NVIDIA Maxwell (SM50/SM52)\n\n{}",
+        visa::readme_table(),
+        dxbc::readme_table(),
+        nvidia::readme_table()
+    )
+}

@@ -496,3 +496,25 @@ pub fn print_hex(program: &Program) -> Result<String, Error> {
     }
     Ok(out)
 }
+
+/// The README table of DXBC texture instructions, rendered from `mappings/dxbc.toml`.
+pub fn readme_table() -> String {
+    let t = tables::tables();
+    let mut s =
+        String::from("| fxc mnemonic | opcode | IR op | LOD | operands |\n|---|---|---|---|---|\n");
+    for row in &t.file.tex {
+        let opcode = t
+            .by_name
+            .get(&row.mnemonic)
+            .map_or_else(|| "?".to_string(), |c| format!("{c} ({c:#04x})"));
+        s.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            row.mnemonic,
+            opcode,
+            row.ir,
+            row.lod,
+            row.operands.join(", ")
+        ));
+    }
+    s
+}

@@ -203,3 +203,17 @@ pub fn print_hex(p: &Program) -> Result<String, Error> {
 pub fn looks_binary(bytes: &[u8]) -> bool {
     bytes.starts_with(b"\x7fELF") || std::str::from_utf8(bytes).is_err() || bytes.contains(&0)
 }
+
+/// The README table of NVIDIA texture instructions, rendered from `mappings/nvidia.toml`.
+pub fn readme_table() -> String {
+    let mut s = String::from(
+        "| SASS mnemonic | IR op | operands (as nvdisasm prints them) |\n|---|---|---|\n",
+    );
+    for op in &table::table().ops {
+        s.push_str(&format!(
+            "| `{}` | {} | `{}` |\n",
+            op.mnemonic, op.ir_op, op.operands
+        ));
+    }
+    s
+}

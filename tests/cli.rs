@@ -1,0 +1,269 @@
+//! The `texlate` command line: verbs, exit codes, standard input and output files.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const SAMPLE_LZ: &str = "sample_lz.RGBA (M1, 16) 0x1e3:uw S0 T6 V0057.0 V0053.0 V0059.0";
+const TEXS_WORD: &str = "d83006e060570404";
+
+fn texlate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_texlate"))
+        .args(args)
+        .output()
+        .expect("texlate runs")
+}
+
+fn texlate_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_texlate"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("texlate runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(input)
+        .expect("stdin takes the input");
+    child.wait_with_output().expect("texlate finishes")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
+}
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/rf_2d_argsampler_f.visaasm")
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("texlate-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+#[test]
+fn translate_identity_reproduces_the_bundled_example() {
+    let o = texlate(&[
+        "translate",
+        "--from",
+        "visa",
+        "--to",
+        "visa",
+        example().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout, std::fs::read(example()).unwrap());
+}
+
+#[test]
+fn asm_hex_then_disasm_hex_is_the_identity() {
+    let o = texlate(&["asm", "--isa", "visa", "--hex", SAMPLE_LZ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let hex = stdout(&o);
+    assert!(
+        hex.starts_with("6d 18 00 04 00 00 0f 05 02 e3 01 00 00"),
+        "{hex}"
+    );
+    let bytes: Vec<&str> = hex.split_whitespace().collect();
+    let mut args = vec!["disasm", "--isa", "visa", "--hex"];
+    args.extend(bytes);
+    let o = texlate(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "sample_lz.RGBA (M1, 16)  0x1e3:uw S0 T6 V0057.0 V0053.0 V0059.0\n"
+    );
+}
+
+#[test]
+fn nvidia_and_dxbc_hex_verbs() {
+    let o = texlate(&["disasm", "--isa", "nvidia", "--hex", TEXS_WORD]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "TEXS R6, R4, R4, R5, 0x6e, 2D, RGBA\n");
+    let o = texlate(&[
+        "asm",
+        "--isa",
+        "nvidia",
+        "--hex",
+        "TEXS R6, R4, R4, R5, 0x6e, 2D, RGBA",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim(), TEXS_WORD);
+
+    let line = "sample_indexable(texture2d)(float,float,float,float) r0.xyzw, v1.xyxx, t0.xyzw, s0";
+    let o = texlate(&["asm", "--isa", "dxbc", "--hex", line]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let words: Vec<String> = stdout(&o).split_whitespace().map(str::to_string).collect();
+    let mut args = vec!["disasm", "--isa", "dxbc", "--hex"];
+    args.extend(words.iter().map(String::as_str));
+    let o = texlate(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim_end(), line);
+}
+
+#[test]
+fn standard_input_and_output_file() {
+    let dir = scratch("stdin");
+    let out = dir.join("out.bin");
+    let src = std::fs::read(example()).unwrap();
+    let o = texlate_stdin(
+        &[
+            "translate",
+            "--from",
+            "visa",
+            "--to",
+            "visa",
+            "--emit",
+            "binary",
+            "-",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &src,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("non-texture lines"),
+        "the dropped lines are reported: {}",
+        stderr(&o)
+    );
+    let o = texlate(&["disasm", "--isa", "visa", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "sample_lz.RGBA (M1, 16)  0x0:uw S0 T6 V0057.0 V0053.0 V0059.0\n\
+         sample_lz.RGBA (M5, 16)  0x0:uw S0 T6 V0058.0 V0054.0 V0060.0\n"
+    );
+    assert!(
+        !dir.join("out.bin.texlate-tmp").exists(),
+        "no temporary file is left behind"
+    );
+}
+
+#[test]
+fn rejected_input_exits_1_with_its_location_and_keeps_the_old_output() {
+    let dir = scratch("reject");
+    let out = dir.join("out.txt");
+    std::fs::write(&out, "previous output\n").unwrap();
+    let bad = dir.join("bad.visaasm");
+    std::fs::write(&bad, "sample_lz.RGBA (M1, 16) 0x0:uw S0 T6 V0057.0 V0053.0\nsample_lz.RGBA (M1, 12) 0x0:uw S0 T6 V0057.0 V0053.0\n").unwrap();
+    let o = texlate(&[
+        "translate",
+        "--from",
+        "visa",
+        "--to",
+        "visa",
+        bad.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("line 2"), "{err}");
+    assert!(err.contains("exec"), "{err}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous output\n");
+}
+
+#[test]
+fn missing_input_exits_2() {
+    let o = texlate(&[
+        "explain",
+        "--isa",
+        "visa",
+        "/nonexistent/texlate/input.visaasm",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("/nonexistent/texlate/input.visaasm"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn cross_isa_translation_is_refused_with_the_pair() {
+    let o = texlate(&[
+        "translate",
+        "--from",
+        "visa",
+        "--to",
+        "nvidia",
+        example().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("from visa to nvidia"), "{err}");
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn explain_prints_the_ir() {
+    let o = texlate(&["explain", "--isa", "nvidia", "-"]);
+    assert!(
+        !o.status.success(),
+        "empty stdin is not a program? {}",
+        stdout(&o)
+    );
+    let o = texlate_stdin(
+        &["explain", "--isa", "nvidia", "-"],
+        b"TEX.LL.AOFFI.DC R4, R4, R8, 0x6e, 2D, 0xf\n",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ir = stdout(&o);
+    assert!(ir.starts_with("sample 2d lod=R8 tex=#110"), "{ir}");
+    assert!(
+        ir.contains("offset=packed(R9)") && ir.contains("ref=R10"),
+        "{ir}"
+    );
+}
+
+#[test]
+fn igc_compat_reads_igcs_mixed_type_gather() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/intel/dumps/tgllp/llvm_genisa");
+    let Ok(entries) = std::fs::read_dir(&file) else {
+        eprintln!("SKIPPED: ../shared/corpus/intel/dumps/tgllp/llvm_genisa not found");
+        return;
+    };
+    let gather = entries
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.to_string_lossy().contains("gi_gather4_half")
+                && p.extension().is_some_and(|e| e == "visaasm")
+        })
+        .expect("the corpus has IGC's half-precision gather4 dump");
+    let path = gather.to_str().unwrap();
+    let strict = texlate(&["translate", "--from", "visa", "--to", "visa", path]);
+    assert_eq!(
+        strict.status.code(),
+        Some(1),
+        "mixed F/HF parameters are rejected by default"
+    );
+    assert!(
+        stderr(&strict).contains("param-type"),
+        "{}",
+        stderr(&strict)
+    );
+    let compat = texlate(&[
+        "translate",
+        "--from",
+        "visa",
+        "--to",
+        "visa",
+        "--igc-compat",
+        path,
+    ]);
+    assert!(compat.status.success(), "{}", stderr(&compat));
+    assert_eq!(compat.stdout, std::fs::read(&gather).unwrap());
+}
