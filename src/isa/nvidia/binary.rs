@@ -8,7 +8,7 @@
 use object::{Object, ObjectSection};
 
 use super::control::{self, BUNDLE_WORDS, WORD_BYTES};
-use super::listing::hex_comment;
+use super::listing::{address_slot, hex_comment, line_address, lone_hex};
 use super::{decode_word, lift_inst, lower_inst, NvidiaContainer, TextSection};
 use crate::error::{DecodeError, Error, Unsupported};
 use crate::ir::{Isa, Item, Opaque, Program, Span, TexInstr};
@@ -125,10 +125,22 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Program, Error> {
     Ok(program)
 }
 
-/// One word of a program in stream order, and the phase of a texture instruction.
+/// One word of a program in stream order, the phase of a texture instruction, and the bundle
+/// slot a listing line shows: its address's slot, or 0 for a lone encoding comment (a control
+/// word as nvdisasm prints it). `None`: a binary word, placed by its position alone.
 struct Word {
     value: u64,
     phase: Option<u8>,
+    slot: Option<usize>,
+}
+
+/// The word of an opaque binary item; an item of another size is an error at its offset.
+fn opaque_bytes_word(o: &Opaque) -> Result<u64, Error> {
+    let bytes: [u8; WORD_BYTES] = o.bytes.as_slice().try_into().map_err(|_| DecodeError {
+        offset: o.span.offset,
+        reason: format!("an opaque item of {} bytes is not one word", o.bytes.len()),
+    })?;
+    Ok(u64::from_le_bytes(bytes))
 }
 
 /// The words of a program that keeps its stream (stream, cubin, listing with encodings):
@@ -142,25 +154,29 @@ fn words(p: &Program) -> Result<Vec<Word>, Error> {
                 out.push(Word {
                     value,
                     phase: Some(inst.phase),
+                    slot: super::extras_of(t)
+                        .and_then(|x| x.listing.as_ref())
+                        .and_then(|l| line_address(&l.lead))
+                        .map(address_slot),
                 });
             }
             Item::Opaque(o) => {
                 if let Some(text) = &o.text {
                     if let Some((_, value, _)) = hex_comment(text) {
-                        out.push(Word { value, phase: None });
+                        out.push(Word {
+                            value,
+                            phase: None,
+                            slot: match lone_hex(text) {
+                                Some(_) => Some(0),
+                                None => line_address(text).map(address_slot),
+                            },
+                        });
                     }
                 } else {
-                    let bytes: [u8; WORD_BYTES] =
-                        o.bytes.as_slice().try_into().map_err(|_| DecodeError {
-                            offset: o.span.offset,
-                            reason: format!(
-                                "an opaque item of {} bytes is not one word",
-                                o.bytes.len()
-                            ),
-                        })?;
                     out.push(Word {
-                        value: u64::from_le_bytes(bytes),
+                        value: opaque_bytes_word(o)?,
                         phase: None,
+                        slot: None,
                     });
                 }
             }
@@ -199,6 +215,24 @@ fn patch_phases(words: &mut [Word], segments: &[usize]) -> Result<(), Error> {
     Ok(())
 }
 
+/// A listing encodes to a stream only as whole bundles: each word must sit in the bundle slot
+/// its line shows (research §7: 32-byte bundles, control word first). An excerpt that starts
+/// inside a bundle would shift every word into another slot.
+fn check_bundles(words: &[Word]) -> Result<(), Error> {
+    for (pos, w) in words.iter().enumerate() {
+        let Some(slot) = w.slot else { continue };
+        if slot != pos % BUNDLE_WORDS {
+            return Err(Error::Unsupported(Unsupported::new(
+                format!("a listing whose word {} sits in bundle slot {slot}", pos + 1),
+                Isa::Nvidia,
+                Isa::Nvidia,
+                "a stream holds whole bundles: give the listing from a control word on (or use --hex)",
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The words of a program with no stream of its own (single instructions): bundles of three
 /// instructions behind a control word texlate builds, padded with NOPs.
 fn bundle(p: &Program) -> Result<Vec<u64>, Error> {
@@ -220,11 +254,7 @@ fn bundle(p: &Program) -> Result<Vec<u64>, Error> {
                         )));
                     }
                 } else {
-                    let mut b = [0u8; WORD_BYTES];
-                    if o.bytes.len() == WORD_BYTES {
-                        b.copy_from_slice(&o.bytes);
-                    }
-                    insts.push((u64::from_le_bytes(b), 0));
+                    insts.push((opaque_bytes_word(o)?, 0));
                 }
             }
         }
@@ -272,6 +302,7 @@ fn stream(p: &Program) -> Result<Vec<u64>, Error> {
         return bundle(p);
     }
     let mut w = words(p)?;
+    check_bundles(&w)?;
     let segs = segments(p, w.len());
     patch_phases(&mut w, &segs)?;
     Ok(w.into_iter().map(|w| w.value).collect())
@@ -293,8 +324,10 @@ pub(super) fn encode(p: &Program) -> Result<Vec<u8>, Error> {
         let mut out = file.clone();
         let mut it = words.iter();
         for s in sections {
-            let dst = out
-                .get_mut(s.offset..s.offset + s.size)
+            let dst = s
+                .offset
+                .checked_add(s.size)
+                .and_then(|end| out.get_mut(s.offset..end))
                 .ok_or_else(|| DecodeError {
                     offset: s.offset,
                     reason: format!("section {} lies past the end of the file", s.name),
@@ -317,11 +350,7 @@ pub(super) fn instruction_words(p: &Program) -> Result<Vec<u64>, Error> {
         for item in &p.items {
             match item {
                 Item::Tex(t) => out.push(lower_inst(t)?.1),
-                Item::Opaque(o) if o.text.is_none() && o.bytes.len() == WORD_BYTES => {
-                    let mut b = [0u8; WORD_BYTES];
-                    b.copy_from_slice(&o.bytes);
-                    out.push(u64::from_le_bytes(b));
-                }
+                Item::Opaque(o) if o.text.is_none() => out.push(opaque_bytes_word(o)?),
                 Item::Opaque(_) => {}
             }
         }
@@ -335,7 +364,7 @@ pub(super) fn instruction_words(p: &Program) -> Result<Vec<u64>, Error> {
         let end = (start + len).min(w.len());
         out.extend(
             (start..end)
-                .filter(|i| (i - start) % BUNDLE_WORDS != 0)
+                .filter(|&i| w[i].slot.unwrap_or((i - start) % BUNDLE_WORDS) != 0)
                 .map(|i| w[i].value),
         );
         start = end;

@@ -9,17 +9,30 @@ use super::table::table;
 pub const WORD_BYTES: usize = 8;
 pub const BUNDLE_WORDS: usize = 4;
 
-/// The 21-bit field of `slot` (1..=3) in `ctrl`.
+/// The bit position of the field of `slot`; only slots 1..=3 have one.
+fn slot_shift(slot: usize) -> Option<u32> {
+    let slot = u32::try_from(slot)
+        .ok()
+        .filter(|s| (1..BUNDLE_WORDS as u32).contains(s))?;
+    Some(table().control.slot_width * (slot - 1))
+}
+
+/// The 21-bit field of `slot` (1..=3) in `ctrl`; 0 for any other slot.
 pub fn slot_field(ctrl: u64, slot: usize) -> u64 {
     let w = table().control.slot_width;
-    let shift = w * (slot.saturating_sub(1) as u32);
-    (ctrl >> shift) & ((1u64 << w) - 1)
+    slot_shift(slot).map_or(0, |shift| (ctrl >> shift) & ((1u64 << w) - 1))
 }
 
 /// The phase of `slot` in `ctrl`: 0 none, 1 `.T`, 2 `.P`; 3 is reserved (nvdisasm
 /// prints `INVALIDPHASE3`).
 pub fn phase_of(ctrl: u64, slot: usize) -> Result<u8, FieldError> {
     let c = &table().control;
+    if slot_shift(slot).is_none() {
+        return Err(FieldError {
+            field: "phase",
+            reason: format!("slot {slot} of a bundle holds no instruction (slots 1..3 do)"),
+        });
+    }
     let phase = c.phase.get(slot_field(ctrl, slot)) as u8;
     if c.phase_names.contains_key(&phase) {
         Ok(phase)
@@ -31,10 +44,12 @@ pub fn phase_of(ctrl: u64, slot: usize) -> Result<u8, FieldError> {
     }
 }
 
-/// `ctrl` with the phase of `slot` set to `phase`.
+/// `ctrl` with the phase of `slot` (1..=3) set to `phase`; any other slot leaves it as is.
 pub fn with_phase(ctrl: u64, slot: usize, phase: u8) -> u64 {
     let c = &table().control;
-    let shift = c.slot_width * (slot.saturating_sub(1) as u32);
+    let Some(shift) = slot_shift(slot) else {
+        return ctrl;
+    };
     let mut field = slot_field(ctrl, slot);
     c.phase.put(&mut field, phase.into());
     let slot_mask = ((1u64 << c.slot_width) - 1) << shift;
@@ -45,8 +60,10 @@ pub fn with_phase(ctrl: u64, slot: usize, phase: u8) -> u64 {
 /// phases given.
 pub fn default_control(phases: [u8; 3]) -> u64 {
     let c = &table().control;
-    (1..=3).fold(0, |ctrl, slot| {
-        let shift = c.slot_width * (slot as u32 - 1);
-        with_phase(ctrl | (c.default_field << shift), slot, phases[slot - 1])
-    })
+    (1..BUNDLE_WORDS)
+        .zip(phases)
+        .fold(0, |ctrl, (slot, phase)| {
+            let shift = slot_shift(slot).unwrap_or(0);
+            with_phase(ctrl | (c.default_field << shift), slot, phase)
+        })
 }

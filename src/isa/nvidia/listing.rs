@@ -50,6 +50,21 @@ fn lead_end(line: &str) -> usize {
     i
 }
 
+/// The address of a listing line (`/*0018*/ …`), if it shows one.
+pub(super) fn line_address(line: &str) -> Option<u64> {
+    let rest = line.trim_start().strip_prefix("/*")?;
+    let inner = &rest[..rest.find("*/")?];
+    if inner.is_empty() || inner.len() > 16 || !inner.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u64::from_str_radix(inner, 16).ok()
+}
+
+/// The bundle slot (0 = control word) of the word at `address`: bundles are 32 bytes.
+pub(super) fn address_slot(address: u64) -> usize {
+    (address / control::WORD_BYTES as u64 % BUNDLE_WORDS as u64) as usize
+}
+
 /// Whether an opaque line holds an instruction (an address `/*0018*/` before text).
 pub(super) fn is_instruction_line(line: &str) -> bool {
     let lead = lead_end(line);
@@ -112,9 +127,14 @@ fn split_tex_line(line: &str) -> Option<TexLine<'_>> {
 }
 
 /// A line that is only an encoding comment: its column and word.
-fn lone_hex(line: &str) -> Option<(usize, u64)> {
+pub(super) fn lone_hex(line: &str) -> Option<(usize, u64)> {
     let (col, word, end) = hex_comment(line)?;
     (line[..col].trim().is_empty() && line[end..].is_empty()).then_some((col, word))
+}
+
+/// A 0-based line or byte index as a 1-based line or column (saturating past `u32::MAX`).
+fn one_based(index: usize) -> u32 {
+    u32::try_from(index).map_or(u32::MAX, |i| i.saturating_add(1))
 }
 
 /// Parses a listing (or single instruction lines).
@@ -142,7 +162,7 @@ pub(super) fn parse(src: &str) -> Result<Program, Error> {
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
-        let line_no = (i + 1) as u32;
+        let line_no = one_based(i);
         let span = Span {
             offset: 0,
             line: line_no,
@@ -157,7 +177,8 @@ pub(super) fn parse(src: &str) -> Result<Program, Error> {
             i += 1;
             continue;
         };
-        let mut inst = parse_inst(tl.text, line_no, tl.text_start as u32 + 1)?;
+        let column = one_based(tl.text_start);
+        let mut inst = parse_inst(tl.text, line_no, column)?;
         if tl.layout.terminator == "}" && tl.word.is_none() {
             if let Some((col, word)) = lines.get(i + 1).and_then(|l| lone_hex(l)) {
                 tl.layout.hex_next_line = Some(col);
@@ -181,12 +202,12 @@ pub(super) fn parse(src: &str) -> Result<Program, Error> {
         let mut extras = NvidiaExtras::at(Span {
             offset: 0,
             line: line_no,
-            column: tl.text_start as u32 + 1,
+            column,
         });
         extras.listing = Some(tl.layout);
         let ti = lift::lift(&inst, extras).map_err(|e| ParseError {
             line: line_no,
-            column: tl.text_start as u32 + 1,
+            column,
             token: tl.text.to_string(),
             expected: e.to_string(),
         })?;
@@ -287,17 +308,26 @@ fn print_listing(p: &Program, crlf: bool, final_newline: bool) -> Result<String,
             }
         }
     }
-    // Control-word item → the (slot, phase) of the texture instructions of its bundle.
+    // Control-word item → the (slot, phase) of the texture instructions of its bundle. The
+    // slot comes from the line's address (a listing excerpt need not start at a bundle); the
+    // control word is the lone encoding comment `slot` words before, when the listing has it.
     let mut ctrl_patch: std::collections::HashMap<usize, Vec<(usize, u8)>> = Default::default();
     for (pos, &k) in word_items.iter().enumerate() {
-        if let Some(Some((_, _, phase))) = rendered.get(k) {
-            let slot = pos % BUNDLE_WORDS;
-            if slot != 0 {
-                ctrl_patch
-                    .entry(word_items[pos - slot])
-                    .or_default()
-                    .push((slot, *phase));
-            }
+        let (Some(Some((_, _, phase))), Some(Item::Tex(t))) = (rendered.get(k), p.items.get(k))
+        else {
+            continue;
+        };
+        let address = extras_of(t)
+            .and_then(|x| x.listing.as_ref())
+            .and_then(|l| line_address(&l.lead));
+        let slot = address.map_or(pos % BUNDLE_WORDS, address_slot);
+        let ctrl = pos.checked_sub(slot).and_then(|c| word_items.get(c));
+        let is_control_line = |c: usize| match p.items.get(c) {
+            Some(Item::Opaque(o)) => o.text.as_deref().and_then(lone_hex).is_some(),
+            _ => false,
+        };
+        if let Some(&c) = ctrl.filter(|&&c| slot != 0 && is_control_line(c)) {
+            ctrl_patch.entry(c).or_default().push((slot, *phase));
         }
     }
     let nl = if crlf { "\r\n" } else { "\n" };

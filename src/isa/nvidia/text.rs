@@ -168,7 +168,10 @@ pub fn parse_inst<'t>(text: &'t str, line: u32, column0: u32) -> Result<NvInst, 
         token: tok.text.to_string(),
         expected: expected.to_string(),
     };
-    let col_of = |sub: &str| column0 + (sub.as_ptr() as usize - text.as_ptr() as usize) as u32;
+    let col_of = |sub: &str| {
+        let byte = (sub.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+        column0.saturating_add(u32::try_from(byte).unwrap_or(u32::MAX))
+    };
     let tok = |sub: &'t str| Tok {
         text: sub,
         column: col_of(sub),
@@ -274,7 +277,7 @@ pub fn parse_inst<'t>(text: &'t str, line: u32, column0: u32) -> Result<NvInst, 
     }
     let end_tok = Tok {
         text: "",
-        column: column0 + text.len() as u32,
+        column: col_of(&text[text.len()..]),
     };
     let mut it = ops.into_iter().peekable();
     let mut next = |what: &str| it.next().ok_or_else(|| err(&end_tok, what));
