@@ -4,6 +4,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod support;
+
 const SAMPLE_LZ: &str = "sample_lz.RGBA (M1, 16) 0x1e3:uw S0 T6 V0057.0 V0053.0 V0059.0";
 const TEXS_WORD: &str = "d83006e060570404";
 
@@ -226,7 +228,7 @@ fn igc_compat_reads_igcs_mixed_type_gather() {
     let file = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/corpus/intel/dumps/tgllp/llvm_genisa");
     let Ok(entries) = std::fs::read_dir(&file) else {
-        eprintln!("SKIPPED: ../shared/corpus/intel/dumps/tgllp/llvm_genisa not found");
+        support::skipped("../shared/corpus/intel/dumps/tgllp/llvm_genisa not found");
         return;
     };
     let gather = entries

@@ -2,6 +2,7 @@
 //! byte-identically (container, chunks, checksum and token stream).
 
 mod dxbc_common;
+mod support;
 
 use dxbc_common::{blobs, corpus_dir};
 use texlate::isa::dxbc;

@@ -4,6 +4,7 @@
 //! (`cargo test --test dxbc_edit -- --ignored`, or scripts/oracle-dxbc.sh).
 
 mod dxbc_common;
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

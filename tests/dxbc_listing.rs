@@ -2,6 +2,7 @@
 //! the corpus listings parsed and printed back.
 
 mod dxbc_common;
+mod support;
 
 use dxbc_common::{corpus_dir, pairs};
 use texlate::isa::dxbc;

@@ -6,14 +6,10 @@ use std::path::PathBuf;
 use texlate::ir::Item;
 use texlate::isa::nvidia;
 
+mod support;
+
 fn corpus_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/nvidia");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: ../shared/corpus/nvidia not found");
-        None
-    }
+    support::corpus("nvidia")
 }
 
 fn files(dir: &PathBuf, ext: &str) -> Vec<PathBuf> {

@@ -22,22 +22,16 @@
 //! instruction, a constant) is a mismatch.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use texlate::ir::{Lod, Offset, ResRef, Scalar, Span, TexInstr};
 use texlate::isa::nvidia::{decode_word, lift_inst, lower_inst};
 
+mod support;
+
+/// The text of `../shared/corpus/nvidia/<name>`, or `None` when the corpus is absent.
 fn corpus(name: &str) -> Option<String> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus/nvidia")
-        .join(name);
-    match std::fs::read_to_string(&path) {
-        Ok(s) => Some(s),
-        Err(_) => {
-            eprintln!("SKIPPED: ../shared/corpus/nvidia/{name} not found");
-            None
-        }
-    }
+    let path = support::corpus(&format!("nvidia/{name}"))?;
+    Some(std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
 }
 
 /// Where a register's value came from, as the corpus prints it.

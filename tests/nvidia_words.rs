@@ -2,21 +2,14 @@
 //! `tex_pairs.tsv` (sm_50 and sm_52; research §0), with the phase taken from the bundle
 //! control word recorded in `tex_pairs_ext.tsv`.
 
-use std::path::PathBuf;
-
 use texlate::isa::nvidia::{self, control, decode_word, encode_word, parse_inst, print_inst};
 
+mod support;
+
+/// The text of `../shared/corpus/nvidia/<name>`, or `None` when the corpus is absent.
 fn corpus(name: &str) -> Option<String> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus/nvidia")
-        .join(name);
-    match std::fs::read_to_string(&path) {
-        Ok(s) => Some(s),
-        Err(_) => {
-            eprintln!("SKIPPED: ../shared/corpus/nvidia/{name} not found");
-            None
-        }
-    }
+    let path = support::corpus(&format!("nvidia/{name}"))?;
+    Some(std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
 }
 
 fn rows(text: &str) -> impl Iterator<Item = Vec<&str>> {

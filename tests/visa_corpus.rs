@@ -9,14 +9,10 @@ use texlate::error::Error;
 use texlate::ir::Item;
 use texlate::isa::visa::{self, Checks};
 
+mod support;
+
 fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/intel");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: ../shared/corpus/intel not found");
-        None
-    }
+    support::corpus("intel")
 }
 
 /// Every `.visaasm` (or other `ext`) file under `dir`, sorted.

@@ -6,13 +6,7 @@ use std::path::{Path, PathBuf};
 
 /// `../shared/corpus/dxbc`, or `None` (with the SKIPPED note) when it is not there.
 pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/dxbc");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: ../shared/corpus/dxbc not found");
-        None
-    }
+    crate::support::corpus("dxbc")
 }
 
 fn files(dir: &Path, ext: &str) -> Vec<(String, PathBuf)> {
