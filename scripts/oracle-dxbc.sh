@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Opt-in DXBC oracle check (docs/dxbc.md): installs the DXBC oracles if needed, then runs
-# the ignored test that edits a blob's IR, re-encodes it, and has Wine's D3DDisassemble and
-# vkd3d-compiler accept it and print what texlate meant.
+# the ignored tests of tests/dxbc_edit.rs: every texture instruction of every corpus blob is
+# edited in the IR (offset, result channels, coordinate lanes, bindings, gather channel) and
+# re-encoded; Wine's D3DDisassemble must print each edited instruction as texlate does and
+# vkd3d-compiler must accept every edited blob whose original it accepts (one batch each).
+# Takes about 35 s (debug build).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 ORACLES="$HERE/../shared/oracles/dxbc"
