@@ -316,3 +316,17 @@ fn fix_checksum(bytes: &mut [u8]) {
         bytes[4..20].copy_from_slice(&sum);
     }
 }
+
+/// A stream of 20000 nested `if` tokens (one dword each) prints in linear size: listing
+/// indentation stops growing at 64 levels, the deepest nesting Direct3D allows.
+#[test]
+fn deep_nesting_prints_in_linear_size() {
+    let count = 20_000u32;
+    let mut words = vec![0x50, count + 2];
+    words.extend(std::iter::repeat_n(31 | 1 << 24, count as usize));
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let p = dxbc::decode_binary(&bytes).unwrap();
+    let text = dxbc::print_text(&p).unwrap();
+    assert!(text.len() < 140 * count as usize, "{} bytes", text.len());
+    assert!(text.lines().last().unwrap().starts_with(&" ".repeat(128)));
+}
