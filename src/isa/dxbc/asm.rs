@@ -14,7 +14,8 @@ use crate::error::ParseError;
 use super::tables::{find_code, tables, Tables};
 use super::tokens::{
     Index, Instruction, Operand, EXT_RESOURCE_DIM, EXT_RETURN_TYPE, INDEX_IMM32_RELATIVE,
-    INDEX_RELATIVE, OPERAND_IMM32, OPERAND_IMM64, OP_CUSTOMDATA, SEL_MASK, SEL_SELECT1,
+    INDEX_RELATIVE, MAX_INDICES, OPERAND_IMM32, OPERAND_IMM64, OP_CUSTOMDATA, SEL_MASK,
+    SEL_SELECT1,
 };
 
 /// Where a line sits in its input, for error locations.
@@ -304,11 +305,7 @@ fn immediate_or_register(
     }
     // The operand token has three index slots; an SM5.1 constant-buffer declaration
     // `CB0[lower:upper][size]` has a fourth, which the declaration moves into a word.
-    let most = if slot == Slot::Decl && row.0 == 8 {
-        4
-    } else {
-        3
-    };
+    let most = MAX_INDICES + usize::from(slot == Slot::Decl && row.0 == 8);
     if indices.len() > most {
         return Err(c.err_at(start, "at most three indices"));
     }
@@ -614,7 +611,7 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
         }
         Ok(op)
     };
-    let opnd = |i: usize| opnd_upto(i, 3);
+    let opnd = |i: usize| opnd_upto(i, MAX_INDICES);
     let named = |i: usize, rows: &[(u8, String)], what: &str| -> Result<u32, ParseError> {
         let (o, s) = field(i)?;
         find_code(rows, s)
@@ -730,14 +727,14 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
     let ops = &mut instr.operands;
     match opcode {
         89 => {
-            let mut op = opnd_upto(0, 4)?;
+            let mut op = opnd_upto(0, MAX_INDICES + 1)?;
             if let Some(size) = op.indices.get(3) {
                 let (o, _) = field(0)?;
                 if size.rel.is_some() {
                     return Err(c.err_at(o, "an immediate constant-buffer size"));
                 }
                 w.push(size.imm as u32);
-                op.indices.truncate(3);
+                op.indices.truncate(MAX_INDICES);
             }
             ops.push(op);
             let (o, access) = field(1)?;
