@@ -4,22 +4,17 @@
 //! byte of its token stream) and a sample of the corpus blobs and listings.
 
 mod dxbc_common;
+mod mutate;
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
-use dxbc_common::{blobs, corpus_dir, listings};
+use dxbc_common::{blobs, container_of, corpus_dir, fix_checksum, listings};
+use mutate::{
+    binary_round_trip, byte_substitutes, cuts, lines_cut_and_corrupted, no_panic, replaced,
+    split_header,
+};
+use texlate::ir::Isa;
 use texlate::isa::dxbc;
 
 const EVERY_OP: &str = include_str!("cases/dxbc/every_op.asm");
-
-/// Runs `check`, turning a panic into a failure message naming the input.
-fn no_panic(failures: &mut Vec<String>, what: &str, check: impl FnOnce() -> Result<(), String>) {
-    match catch_unwind(AssertUnwindSafe(check)) {
-        Ok(Ok(())) => {}
-        Ok(Err(why)) => failures.push(format!("{what}: {why}")),
-        Err(_) => failures.push(format!("{what}: panicked")),
-    }
-}
 
 /// A listing that parses prints, and the printed listing parses back to the same listing
 /// and the same binary.
@@ -39,22 +34,9 @@ fn text_round_trip(src: &str) -> Result<(), String> {
         if twice != bytes {
             return Err("its printing encodes differently".into());
         }
-        binary_round_trip(&bytes)?;
+        binary_round_trip(Isa::Dxbc, &bytes)?;
         dxbc::decode_binary(&bytes).map_err(|e| format!("its binary does not decode: {e}"))?;
     }
-    Ok(())
-}
-
-/// Bytes that decode re-encode to the same bytes, and print as a listing.
-fn binary_round_trip(bytes: &[u8]) -> Result<(), String> {
-    let Ok(p) = dxbc::decode_binary(bytes) else {
-        return Ok(());
-    };
-    let out = dxbc::encode_binary(&p).map_err(|e| format!("decoded but does not encode: {e}"))?;
-    if out != bytes {
-        return Err("re-encodes differently".into());
-    }
-    dxbc::print_text(&p).map_err(|e| format!("decoded but does not print: {e}"))?;
     Ok(())
 }
 
@@ -79,41 +61,15 @@ fn hex_round_trip(words: &[&str]) -> Result<(), String> {
     Ok(())
 }
 
-/// `s` with the byte at `at` replaced by `c` (the text stays UTF-8).
-fn replaced(s: &str, at: usize, c: char) -> Option<String> {
-    let ch = s.get(at..)?.chars().next()?;
-    let mut out = s.to_string();
-    out.replace_range(at..at + ch.len_utf8(), c.encode_utf8(&mut [0; 4]));
-    Some(out)
-}
-
-/// Char-boundary cut points of `s`: all of them, or about `most` evenly spaced.
-fn cuts(s: &str, most: usize) -> Vec<usize> {
-    let step = (s.len() / most).max(1);
-    (0..=s.len())
-        .step_by(step)
-        .filter(|i| s.is_char_boundary(*i))
-        .collect()
-}
-
 /// Replacements that turn one token into another kind: separators, brackets, digits,
 /// component letters, a minus, and a non-ASCII letter.
 const TEXT_SUBSTITUTES: [char; 8] = [' ', ',', '[', ')', '9', 'x', '-', 'é'];
 
-/// Byte replacements: zero and all-ones fields, a high bit, neighbouring values.
-fn byte_substitutes(b: u8) -> [u8; 5] {
-    [0x00, 0xff, 0x80, b ^ 1, b.wrapping_add(0x10)]
-}
-
 /// The fixture as its header (through `dcl_temps`) and its instruction lines.
 fn fixture_lines() -> (String, Vec<&'static str>) {
-    let lines: Vec<&str> = EVERY_OP.lines().collect();
-    let first = lines
-        .iter()
-        .position(|l| !l.starts_with("dcl_") && !l.starts_with("//") && !l.starts_with("ps_"))
-        .unwrap_or(lines.len());
-    let header: String = lines[..first].iter().map(|l| format!("{l}\n")).collect();
-    (header, lines[first..].to_vec())
+    split_header(EVERY_OP, |l| {
+        !l.starts_with("dcl_") && !l.starts_with("//") && !l.starts_with("ps_")
+    })
 }
 
 #[test]
@@ -127,26 +83,13 @@ fn fixture_listing_truncated_and_corrupted() {
     // Every prefix of every instruction line, and every byte of it replaced (cycling
     // through the substitutes), after the declarations.
     let (header, lines) = fixture_lines();
-    for (n, line) in lines.iter().enumerate() {
-        for cut in cuts(line, usize::MAX) {
-            let src = format!("{header}{}", &line[..cut]);
-            no_panic(&mut failures, &format!("line {n} prefix {cut}"), || {
-                text_round_trip(&src)
-            });
-        }
-        for at in 0..line.len() {
-            let c = TEXT_SUBSTITUTES[(at + n) % TEXT_SUBSTITUTES.len()];
-            let Some(bad) = replaced(line, at, c) else {
-                continue;
-            };
-            let src = format!("{header}{bad}\n");
-            no_panic(
-                &mut failures,
-                &format!("line {n} byte {at} -> {c:?}"),
-                || text_round_trip(&src),
-            );
-        }
-    }
+    lines_cut_and_corrupted(
+        &mut failures,
+        &header,
+        &lines,
+        &TEXT_SUBSTITUTES,
+        text_round_trip,
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -173,7 +116,7 @@ fn fixture_binary_truncated_and_corrupted() {
         let stream = encode(&format!("{header}{line}\n")).unwrap();
         for cut in decls..=stream.len() {
             no_panic(&mut failures, &format!("line {n} cut {cut}"), || {
-                binary_round_trip(&cut_stream(&stream, cut))
+                binary_round_trip(Isa::Dxbc, &cut_stream(&stream, cut))
             });
         }
         for at in decls..stream.len() {
@@ -182,7 +125,7 @@ fn fixture_binary_truncated_and_corrupted() {
             no_panic(
                 &mut failures,
                 &format!("line {n} byte {at} -> {:#04x}", b[at]),
-                || binary_round_trip(&b),
+                || binary_round_trip(Isa::Dxbc, &b),
             );
         }
     }
@@ -196,7 +139,7 @@ fn fixture_binary_truncated_and_corrupted() {
         no_panic(
             &mut failures,
             &format!("byte {at} -> {:#04x}", b[at]),
-            || binary_round_trip(&b),
+            || binary_round_trip(Isa::Dxbc, &b),
         );
     }
     let container = container_of(&stream);
@@ -205,10 +148,10 @@ fn fixture_binary_truncated_and_corrupted() {
         b[at] = byte_substitutes(b[at])[at % 5];
         fix_checksum(&mut b);
         no_panic(&mut failures, &format!("container byte {at}"), || {
-            binary_round_trip(&b)
+            binary_round_trip(Isa::Dxbc, &b)
         });
         no_panic(&mut failures, &format!("container prefix {at}"), || {
-            binary_round_trip(&container[..at])
+            binary_round_trip(Isa::Dxbc, &container[..at])
         });
     }
     // Hex dwords: cut at every dword, and each dword with its top digit changed.
@@ -260,7 +203,7 @@ fn corpus_cut_and_corrupted() {
                     cut_stream(input, at)
                 };
                 no_panic(&mut failures, &format!("{name} prefix {at}"), || {
-                    binary_round_trip(&cut)
+                    binary_round_trip(Isa::Dxbc, &cut)
                 });
                 let mut b = input.clone();
                 b[at] = byte_substitutes(b[at])[at % 5];
@@ -268,7 +211,7 @@ fn corpus_cut_and_corrupted() {
                     fix_checksum(&mut b);
                 }
                 no_panic(&mut failures, &format!("{name} byte {at}"), || {
-                    binary_round_trip(&b)
+                    binary_round_trip(Isa::Dxbc, &b)
                 });
             }
         }
@@ -296,25 +239,6 @@ fn corpus_cut_and_corrupted() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-/// A container holding `stream` as its only (SHEX) chunk, built with texlate's writer.
-fn container_of(stream: &[u8]) -> Vec<u8> {
-    use dxbc::container::{write, Chunk, Container};
-    write(&Container {
-        chunks: vec![Chunk {
-            tag: *b"SHEX",
-            data: stream.to_vec(),
-        }],
-        program: 0,
-    })
-}
-
-fn fix_checksum(bytes: &mut [u8]) {
-    if bytes.len() >= 20 {
-        let sum = dxbc::container::checksum(bytes);
-        bytes[4..20].copy_from_slice(&sum);
-    }
 }
 
 /// A stream of 20000 nested `if` tokens (one dword each) prints in linear size: listing

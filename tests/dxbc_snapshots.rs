@@ -1,6 +1,9 @@
 //! Snapshots of every DXBC texture instruction (IR, listing text, hex tokens) and of every
 //! error, from small fixtures written for texlate (tests/cases/dxbc).
 
+mod dxbc_common;
+
+use dxbc_common::{container_of, fix_checksum};
 use texlate::ir::display_program;
 use texlate::isa::dxbc;
 
@@ -174,23 +177,6 @@ fn binary_errors() {
         .all(|(n, e)| *n == "container ok" || e != "ACCEPTED"));
     let out: Vec<String> = cases.iter().map(|(n, e)| format!("{n}: {e}")).collect();
     snap("dxbc_binary_errors", out.join("\n"));
-}
-
-/// A container holding `stream` as its only (SHEX) chunk, built with texlate's writer.
-fn container_of(stream: &[u8]) -> Vec<u8> {
-    use dxbc::container::{write, Chunk, Container};
-    write(&Container {
-        chunks: vec![Chunk {
-            tag: *b"SHEX",
-            data: stream.to_vec(),
-        }],
-        program: 0,
-    })
-}
-
-fn fix_checksum(bytes: &mut [u8]) {
-    let sum = dxbc::container::checksum(bytes);
-    bytes[4..20].copy_from_slice(&sum);
 }
 
 #[test]

@@ -308,12 +308,7 @@ pub fn lower(t: &TexInstr) -> Result<VisaInst, LowerError> {
         .into());
     }
     if written == 0 {
-        return Err(Violation::new(
-            Field::Channels,
-            "channel-mask",
-            "no channel enabled: at least one of R, G, B, A must be written",
-        )
-        .into());
+        return Err(Violation::no_channel().into());
     }
     let stride = channel_stride(extras.exec_size, t.result_type);
     let enabled: Vec<Scalar> = t.dst.iter().flatten().copied().collect();
