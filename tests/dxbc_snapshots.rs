@@ -1,6 +1,9 @@
 //! Snapshots of every DXBC texture instruction (IR, listing text, hex tokens) and of every
 //! error, from small fixtures written for texlate (tests/cases/dxbc).
 
+mod dxbc_common;
+
+use dxbc_common::{container_of, fix_checksum};
 use texlate::ir::display_program;
 use texlate::isa::dxbc;
 
@@ -74,6 +77,38 @@ fn text_errors() {
     snap("dxbc_text_errors", out.join("\n"));
 }
 
+/// Values that do not fit their token field, and operands with more indices than an
+/// operand token holds: errors, never a panic or a silently cut field.
+#[test]
+fn text_errors_field_widths() {
+    let cases = [
+        "hs_5_0\ndcl_inputprimitive patch4294967295",
+        "hs_5_0\ndcl_inputprimitive patch33",
+        "hs_5_0\ndcl_input_control_point_count 100",
+        "ps_5_0\ndcl_resource_texture2dms(200) (float,float,float,float) t0",
+        "ps_5_0\ndcl_constantbuffer cb0[1][2][3][4][5], immediateIndexed",
+        "ps_5_1\ndcl_constantbuffer CB0[0:0][1][2][3][4][5][6][7][8][9][10][11], immediateIndexed",
+        "ps_5_1\ndcl_constantbuffer CB0[0:0][r0.x], immediateIndexed",
+        "ps_5_1\ndcl_input CB0[0:1][2]",
+    ];
+    let out: Vec<String> = cases
+        .iter()
+        .map(|c| format!("{c:?}\n  -> {}", error(c)))
+        .collect();
+    snap("dxbc_text_errors_field_widths", out.join("\n"));
+    // The largest values that fit still round-trip through the binary.
+    for src in [
+        "hs_5_0\ndcl_inputprimitive patch32\n",
+        "hs_5_0\ndcl_input_control_point_count 63\n",
+        "ps_5_0\ndcl_resource_texture2dms(127) (float,float,float,float) t0\n",
+        "ps_5_1\ndcl_constantbuffer CB0[0:0][16], immediateIndexed, space=0\n",
+    ] {
+        let bytes = dxbc::encode_binary(&dxbc::parse_text(src).unwrap()).unwrap();
+        let back = dxbc::print_text(&dxbc::decode_binary(&bytes).unwrap()).unwrap();
+        assert_eq!(back, src);
+    }
+}
+
 fn decode_error(bytes: &[u8]) -> String {
     match dxbc::decode_binary(bytes) {
         Ok(_) => "ACCEPTED".to_string(),
@@ -142,23 +177,6 @@ fn binary_errors() {
         .all(|(n, e)| *n == "container ok" || e != "ACCEPTED"));
     let out: Vec<String> = cases.iter().map(|(n, e)| format!("{n}: {e}")).collect();
     snap("dxbc_binary_errors", out.join("\n"));
-}
-
-/// A container holding `stream` as its only (SHEX) chunk, built with texlate's writer.
-fn container_of(stream: &[u8]) -> Vec<u8> {
-    use dxbc::container::{write, Chunk, Container};
-    write(&Container {
-        chunks: vec![Chunk {
-            tag: *b"SHEX",
-            data: stream.to_vec(),
-        }],
-        program: 0,
-    })
-}
-
-fn fix_checksum(bytes: &mut [u8]) {
-    let sum = dxbc::container::checksum(bytes);
-    bytes[4..20].copy_from_slice(&sum);
 }
 
 #[test]

@@ -249,6 +249,32 @@ fn text_rule_violations() {
     snap("duplicate_declaration", &e);
 }
 
+/// Predicate ids are 12 bits: a 4096th declared predicate would spill into the control
+/// bits (and lift as no predicate at all), so its declaration is an error.
+#[test]
+fn too_many_predicates() {
+    let mut src: String = (1..=4096)
+        .map(|i| format!(".decl F{i} v_type=P num_elts=16\n"))
+        .collect();
+    src.push_str(".decl S0 v_type=S num_elts=1\n.decl T6 v_type=T num_elts=1\n");
+    src.push_str("(F4096) sample_lz.R (M1, 16)  0x0:uw S0 T6 %null.0 %null.0\n");
+    let e = text_error(&src);
+    assert!(matches!(&e, Error::Parse(p) if p.line == 4096), "{e}");
+    snap("too_many_predicates", &e);
+    // One fewer fits: the last id is 4095.
+    let fits: String = src
+        .lines()
+        .filter(|l| !l.starts_with(".decl F4096 ") && !l.starts_with("(F4096)"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let fits = fits
+        + ".decl D v_type=G type=f num_elts=16\n"
+        + "(F4095) sample_lz.R (M1, 16)  0x0:uw S0 T6 D.0 D.0\n";
+    let p = visa::parse_text(&fits).unwrap();
+    let pred = p.tex_instrs().next().and_then(|t| t.pred).map(|p| p.index);
+    assert_eq!(pred, Some(4095));
+}
+
 #[test]
 fn igc_compatible_accepts_only_the_mixed_float_types() {
     let src = format!("{DECLS}    sample_l.R (M1, 16)  0x0:uw S0 T6 DST.0 UH.0 U.0\n");

@@ -54,3 +54,23 @@ pub fn pairs(corpus: &Path) -> Vec<(String, Vec<u8>, String)> {
         })
         .collect()
 }
+
+/// A container holding `stream` as its only (SHEX) chunk, built with texlate's writer.
+pub fn container_of(stream: &[u8]) -> Vec<u8> {
+    use texlate::isa::dxbc::container::{write, Chunk, Container};
+    write(&Container {
+        chunks: vec![Chunk {
+            tag: *b"SHEX",
+            data: stream.to_vec(),
+        }],
+        program: 0,
+    })
+}
+
+/// Rewrites the checksum of a (possibly edited) container; shorter inputs have none.
+pub fn fix_checksum(bytes: &mut [u8]) {
+    if bytes.len() >= 20 {
+        let sum = texlate::isa::dxbc::container::checksum(bytes);
+        bytes[4..20].copy_from_slice(&sum);
+    }
+}

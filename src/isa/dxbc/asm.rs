@@ -14,7 +14,8 @@ use crate::error::ParseError;
 use super::tables::{find_code, tables, Tables};
 use super::tokens::{
     Index, Instruction, Operand, EXT_RESOURCE_DIM, EXT_RETURN_TYPE, INDEX_IMM32_RELATIVE,
-    INDEX_RELATIVE, OPERAND_IMM32, OPERAND_IMM64, OP_CUSTOMDATA, SEL_MASK, SEL_SELECT1,
+    INDEX_RELATIVE, MAX_INDICES, OPERAND_IMM32, OPERAND_IMM64, OP_CUSTOMDATA, SEL_MASK,
+    SEL_SELECT1,
 };
 
 /// Where a line sits in its input, for error locations.
@@ -302,7 +303,10 @@ fn immediate_or_register(
         }
         c.expect(b']')?;
     }
-    if indices.len() > 3 && !(slot == Slot::Decl && row.0 == 8) {
+    // The operand token has three index slots; an SM5.1 constant-buffer declaration
+    // `CB0[lower:upper][size]` has a fourth, which the declaration moves into a word.
+    let most = MAX_INDICES + usize::from(slot == Slot::Decl && row.0 == 8);
+    if indices.len() > most {
         return Err(c.err_at(start, "at most three indices"));
     }
     let mut op = Operand::new(row.0, &[]);
@@ -594,14 +598,20 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
         let (o, s) = field(i)?;
         field_number(c, o, s)
     };
-    let opnd = |i: usize| -> Result<Operand, ParseError> {
+    // Field `i` as an operand of at most `most` indices (four only for the constant-buffer
+    // size of `dcl_constantbuffer CB0[lower:upper][size]`).
+    let opnd_upto = |i: usize, most: usize| -> Result<Operand, ParseError> {
         let (o, s) = field(i)?;
         let (op, end) = decl_operand(t, text, at, o)?;
         if end - o != s.len() {
             return Err(c.err_at(end, "`,` or the end of the declaration"));
         }
+        if op.indices.len() > most {
+            return Err(c.err_at(o, "at most three indices"));
+        }
         Ok(op)
     };
+    let opnd = |i: usize| opnd_upto(i, MAX_INDICES);
     let named = |i: usize, rows: &[(u8, String)], what: &str| -> Result<u32, ParseError> {
         let (o, s) = field(i)?;
         find_code(rows, s)
@@ -682,7 +692,14 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
             ),
             _ => (0, 0),
         };
-        instr.controls = u32::from(d) | (count & 0x7f) << 5;
+        let count = in_field(
+            c,
+            groups.first().map_or(rest_at, |g| g.0),
+            count,
+            SAMPLE_COUNT_BITS,
+            "a sample count",
+        )?;
+        instr.controls = u32::from(d) | count << 5;
         instr.operands.push(opnd(0)?);
         instr.words.push(types_word(&groups, types_from)?);
         optional_space(1, &mut instr.words)?;
@@ -710,10 +727,14 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
     let ops = &mut instr.operands;
     match opcode {
         89 => {
-            let mut op = opnd(0)?;
-            if op.indices.len() == 4 {
-                let size = op.indices.pop().map_or(0, |i| i.imm as u32);
-                w.push(size);
+            let mut op = opnd_upto(0, MAX_INDICES + 1)?;
+            if let Some(size) = op.indices.get(3) {
+                let (o, _) = field(0)?;
+                if size.rel.is_some() {
+                    return Err(c.err_at(o, "an immediate constant-buffer size"));
+                }
+                w.push(size.imm as u32);
+                op.indices.truncate(MAX_INDICES);
             }
             ops.push(op);
             let (o, access) = field(1)?;
@@ -753,10 +774,13 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
             let (o, s) = field(0)?;
             instr.controls = match (find_code(&f.input_primitives, s), s.strip_prefix("patch")) {
                 (Some(code), _) => u32::from(code),
+                // D3D11_SB_PRIMITIVE_1_CONTROL_POINT_PATCH = 8 .. _32_ = 39.
                 (None, Some(n)) => n
                     .parse::<u32>()
+                    .ok()
+                    .filter(|n| (1..=32).contains(n))
                     .map(|n| n + 7)
-                    .map_err(|_| c.err_at(o, "patchN"))?,
+                    .ok_or_else(|| c.err_at(o, "patch1 to patch32"))?,
                 _ => return Err(c.err_at(o, "an input primitive")),
             };
         }
@@ -815,7 +839,10 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
             let (o, s) = field(0)?;
             w.push(field_number(c, o, s.trim_start_matches("fb"))?);
         }
-        147 | 148 => instr.controls = num(0)?,
+        147 | 148 => {
+            let (o, _) = field(0)?;
+            instr.controls = in_field(c, o, num(0)?, CONTROL_POINT_BITS, "a control point count")?;
+        }
         149 => instr.controls = named(0, &f.tessellator_domains, "a tessellator domain")?,
         150 => instr.controls = named(0, &f.tessellator_partitionings, "a partitioning")?,
         151 => instr.controls = named(0, &f.tessellator_outputs, "a tessellator output")?,
@@ -854,6 +881,20 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
         _ => return Err(c.err_at(0, "a declaration texlate assembles")),
     }
     Ok(instr)
+}
+
+/// Width of the sample count of `dcl_resource_texture2dms(N)` (controls `[22:16]`).
+const SAMPLE_COUNT_BITS: u32 = 7;
+/// Width of the control point count of `dcl_*_control_point_count` (controls `[16:11]`).
+const CONTROL_POINT_BITS: u32 = 6;
+
+/// `value` when it fits a field of `bits` bits; a wider value would be cut silently.
+fn in_field(c: &Cursor, at: usize, value: u32, bits: u32, what: &str) -> Result<u32, ParseError> {
+    if value >> bits == 0 {
+        Ok(value)
+    } else {
+        Err(c.err_at(at, format!("{what} of at most {}", (1u32 << bits) - 1)))
+    }
 }
 
 /// Splits `_glc` / `_opc` UAV flags off a declaration name (controls bits 5 and 6).

@@ -491,6 +491,11 @@ fn raw_comment(instr: &Instruction) -> String {
 const OPENS: [u16; 4] = [31, 48, 76, 18];
 const CLOSES: [u16; 4] = [21, 22, 23, 18];
 
+/// Deepest block nesting that is indented further. Direct3D 10/11 limit flow-control
+/// nesting to 64 levels, so no valid shader reaches it; a crafted stream of `if` tokens
+/// still prints in linear size instead of with quadratic indentation.
+const MAX_INDENT: usize = 64;
+
 /// Tracks block nesting to indent a listing as fxc does.
 #[derive(Default)]
 pub struct Indent(usize);
@@ -501,7 +506,7 @@ impl Indent {
         if CLOSES.contains(&opcode) {
             self.0 = self.0.saturating_sub(1);
         }
-        let pad = "  ".repeat(self.0);
+        let pad = "  ".repeat(self.0.min(MAX_INDENT));
         if OPENS.contains(&opcode) {
             self.0 += 1;
         }

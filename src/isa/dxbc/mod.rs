@@ -81,7 +81,9 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     };
     match (word(0), word(1)) {
-        (Some(v), Some(len)) => tokens::check_version(v).is_ok() && len as usize * 4 == bytes.len(),
+        (Some(v), Some(len)) => {
+            tokens::check_version(v).is_ok() && u64::from(len) * 4 == bytes.len() as u64
+        }
         _ => false,
     }
 }

@@ -32,6 +32,8 @@ pub const INDEX_IMM64_RELATIVE: u8 = 4;
 pub const SEL_MASK: u8 = 0;
 pub const SEL_SWIZZLE: u8 = 1;
 pub const SEL_SELECT1: u8 = 2;
+/// Index slots of an operand token (`[21:20]` index dimension, three representations).
+pub const MAX_INDICES: usize = 3;
 /// Relative addressing nests operands; real shaders use one level. Deeper nesting is refused
 /// so that a crafted input cannot exhaust the stack.
 const MAX_NESTING: u32 = 4;
@@ -152,20 +154,27 @@ impl Operand {
 
     fn token(&self) -> u32 {
         let mut repr = u32::from(self.unused_repr);
-        for (i, idx) in self.indices.iter().enumerate() {
+        for (i, idx) in self.indices.iter().take(MAX_INDICES).enumerate() {
             repr |= u32::from(idx.repr & 7) << (3 * i);
         }
         u32::from(self.num_components & 3)
             | u32::from(self.selection & 3) << 2
             | u32::from(self.comp) << 4
             | u32::from(self.ty) << 12
-            | (self.indices.len().min(3) as u32) << 20
+            | (self.indices.len().min(MAX_INDICES) as u32) << 20
             | (repr & 0x1ff) << 22
             | u32::from(!self.extended.is_empty()) << 31
     }
 
-    /// Appends the operand's dwords.
-    pub fn encode(&self, out: &mut Vec<u32>) {
+    /// Appends the operand's dwords. The token has [`MAX_INDICES`] index slots; an operand
+    /// with more has no encoding.
+    pub fn encode(&self, out: &mut Vec<u32>) -> Result<(), String> {
+        if self.indices.len() > MAX_INDICES {
+            return Err(format!(
+                "an operand has {} indices; the operand token holds {MAX_INDICES}",
+                self.indices.len()
+            ));
+        }
         out.push(self.token());
         push_chain(out, &self.extended);
         out.extend_from_slice(&self.imm);
@@ -179,9 +188,10 @@ impl Operand {
                 _ => {}
             }
             if let Some(rel) = &idx.rel {
-                rel.encode(out);
+                rel.encode(out)?;
             }
         }
+        Ok(())
     }
 }
 
@@ -297,7 +307,7 @@ impl Instruction {
         }
         push_chain(out, &self.extended);
         for op in &self.operands {
-            op.encode(out);
+            op.encode(out)?;
         }
         out.extend_from_slice(&self.words);
         let len = out.len() - start;
@@ -616,4 +626,25 @@ pub fn encode_program(version: u32, instrs: &[&Instruction]) -> Result<Vec<u32>,
     }
     out[1] = u32::try_from(out.len()).map_err(|_| "program too long".to_string())?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An operand built with more indices than the token's three slots is an encoding
+    /// error, not a shift past the token's width (index 11 would shift by 33).
+    #[test]
+    fn too_many_indices_do_not_encode() {
+        let indices: Vec<u32> = (0..12).collect();
+        let mut instr = Instruction::new(89);
+        instr.operands.push(Operand::new(8, &indices));
+        let err = instr.encode(&mut Vec::new()).unwrap_err();
+        assert_eq!(err, "an operand has 12 indices; the operand token holds 3");
+        instr.operands[0].indices.truncate(MAX_INDICES);
+        let mut words = Vec::new();
+        instr.encode(&mut words).unwrap();
+        let decoded = decode_instructions(&words).unwrap();
+        assert_eq!(decoded[0].1, instr);
+    }
 }

@@ -13,6 +13,7 @@ use super::inst::{
     cps_bit, div_s_bit, pixel_null_mask_bit, AoffImm, Field, MsForm, Raw, VisaExtras, VisaInst,
 };
 use super::lift::channel_stride;
+use super::names::MAX_PREDICATE_ID;
 use super::tables::{self, ChannelKind, LodKind, OpDesc};
 use super::validate::Violation;
 
@@ -307,12 +308,7 @@ pub fn lower(t: &TexInstr) -> Result<VisaInst, LowerError> {
         .into());
     }
     if written == 0 {
-        return Err(Violation::new(
-            Field::Channels,
-            "channel-mask",
-            "no channel enabled: at least one of R, G, B, A must be written",
-        )
-        .into());
+        return Err(Violation::no_channel().into());
     }
     let stride = channel_stride(extras.exec_size, t.result_type);
     let enabled: Vec<Scalar> = t.dst.iter().flatten().copied().collect();
@@ -385,7 +381,7 @@ pub fn lower(t: &TexInstr) -> Result<VisaInst, LowerError> {
                 format!("{} has no predicate field", op.mnemonic),
             ))
         }
-        Some(p) if p.index == 0 || p.index > 0xfff => {
+        Some(p) if p.index == 0 || u32::from(p.index) > MAX_PREDICATE_ID => {
             return Err(Violation::new(
                 Field::Pred,
                 "predicate",

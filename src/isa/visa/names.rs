@@ -8,6 +8,9 @@ use crate::ir::{Dimension, Program, Resource, SamplerDecl, Variable};
 use super::inst::VisaProgram;
 use super::tables::{self, TypeDesc};
 
+/// The largest predicate id: the predicate field's bits 11:0 (research §3.1).
+pub const MAX_PREDICATE_ID: u32 = 0xfff;
+
 /// What a name stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Named {
@@ -95,7 +98,9 @@ impl<'p> Scope<'p> {
                 u8::try_from(n).ok().map(Named::Surface)
             }
             'S' if !self.declared => u8::try_from(n).ok().map(Named::Sampler),
-            'P' if !self.declared && n <= 0xfff => u16::try_from(n).ok().map(Named::Predicate),
+            'P' if !self.declared && n <= MAX_PREDICATE_ID => {
+                u16::try_from(n).ok().map(Named::Predicate)
+            }
             _ => None,
         }
     }
@@ -250,7 +255,21 @@ pub fn read_decls(
                     },
                 );
             }
-            "P" => visa.predicates.push(name.to_string()),
+            "P" => {
+                // Research §3.1: the predicate field holds the id in bits 11:0; a larger id
+                // would spill into the control bits.
+                let id = visa.predicates.len() as u32 + limits.first_user_predicate;
+                if id > MAX_PREDICATE_ID {
+                    return Err(parse_error(
+                        line,
+                        line_no,
+                        name_col,
+                        name,
+                        &format!("at most {MAX_PREDICATE_ID} predicates (ids are 12 bits)"),
+                    ));
+                }
+                visa.predicates.push(name.to_string());
+            }
             "S" => {
                 let index = program.samplers.len() as u32;
                 if index > u32::from(u8::MAX) {

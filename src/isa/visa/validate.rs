@@ -23,6 +23,15 @@ impl Violation {
         }
     }
 
+    /// Seeds: "At least one channel must be enabled (i.e., "0000" is not allowed)".
+    pub fn no_channel() -> Self {
+        Violation::new(
+            Field::Channels,
+            "channel-mask",
+            "no channel enabled: at least one of R, G, B, A must be written",
+        )
+    }
+
     /// The error, located through `positions`: text columns on `line`, or binary offsets
     /// when `line` is `None`.
     pub fn locate(self, positions: &FieldPositions, line: Option<(u32, &str)>) -> Error {
@@ -76,13 +85,7 @@ pub fn check(
     }
     match opc.channel {
         // Seeds: "At least one channel must be enabled (i.e., "0000" is not allowed)".
-        ChannelKind::Mask if inst.channels & 0xf == 0 => {
-            return Err(Violation::new(
-                Field::Channels,
-                "channel-mask",
-                "no channel enabled: at least one of R, G, B, A must be written",
-            ))
-        }
+        ChannelKind::Mask if inst.channels & 0xf == 0 => return Err(Violation::no_channel()),
         // 3D_SAMPLE4.md: Src_channel bits 1..0 select R, G, B or A.
         ChannelKind::Index if inst.channels > 3 => {
             return Err(Violation::new(
