@@ -2,7 +2,6 @@
 //! byte-identically (container, chunks, checksum and token stream).
 
 mod dxbc_common;
-mod support;
 
 use dxbc_common::{blobs, corpus_dir};
 use texlate::isa::dxbc;

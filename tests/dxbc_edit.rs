@@ -7,7 +7,6 @@
 //!   skipped, with the reason).
 
 mod dxbc_common;
-mod support;
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -2,7 +2,6 @@
 //! the corpus listings parsed and printed back.
 
 mod dxbc_common;
-mod support;
 
 use dxbc_common::{corpus_dir, pairs};
 use texlate::isa::dxbc;

@@ -3,9 +3,10 @@
 //! Inputs: the fixture (every prefix, every byte position) and a sample of the corpus dumps.
 
 mod mutate;
+mod support;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use mutate::{
     binary_round_trip, byte_substitutes, cuts, lines_cut_and_corrupted, no_panic, replaced,
@@ -95,11 +96,7 @@ fn fixture_binary_truncated_and_corrupted() {
 }
 
 fn corpus_dumps() -> Option<Vec<PathBuf>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/intel/dumps");
-    if !dir.is_dir() {
-        eprintln!("SKIPPED: ../shared/corpus/intel not found");
-        return None;
-    }
+    let dir = support::corpus("intel/dumps")?;
     let mut out = Vec::new();
     let mut stack = vec![dir];
     while let Some(d) = stack.pop() {

@@ -1,12 +1,15 @@
 //! Shared helpers of the DXBC integration tests: the corpus location and its files.
 #![allow(dead_code)]
 
+#[path = "../support/mod.rs"]
+mod support;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
 /// `../shared/corpus/dxbc`, or `None` (with the SKIPPED note) when it is not there.
 pub fn corpus_dir() -> Option<PathBuf> {
-    crate::support::corpus("dxbc")
+    support::corpus("dxbc")
 }
 
 fn files(dir: &Path, ext: &str) -> Vec<(String, PathBuf)> {
