@@ -240,3 +240,19 @@ fn edit_errors() {
     ));
     snap("dxbc_edit_errors", out.join("\n"));
 }
+
+/// A listing in Wine / vkd3d-shader 1.6 spelling (written for texlate): it assembles, and
+/// the assembled tokens print back in fxc spelling.
+const WINE_SPELLING: &str = include_str!("cases/dxbc/wine_spelling.txt");
+
+#[test]
+fn wine_spelling_reads_as_fxc() {
+    let p = dxbc::parse_text(WINE_SPELLING).unwrap();
+    let stream = dxbc::encode_binary(&p).unwrap();
+    let decoded = dxbc::decode_binary(&stream).unwrap();
+    let text = dxbc::print_text(&decoded).unwrap();
+    snap(
+        "dxbc_wine_spelling",
+        format!("{text}\n{}", dxbc::print_hex(&decoded).unwrap()),
+    );
+}

@@ -11,11 +11,11 @@
 
 use crate::error::ParseError;
 
-use super::tables::{find_code, tables, Tables};
+use super::tables::{find_code, tables, RegisterTypeRow, Tables};
 use super::tokens::{
-    Index, Instruction, Operand, EXT_RESOURCE_DIM, EXT_RETURN_TYPE, INDEX_IMM32_RELATIVE,
-    INDEX_RELATIVE, MAX_INDICES, OPERAND_IMM32, OPERAND_IMM64, OP_CUSTOMDATA, SEL_MASK,
-    SEL_SELECT1,
+    Index, Instruction, Operand, EXT_OPERAND_MODIFIER, EXT_RESOURCE_DIM, EXT_RETURN_TYPE,
+    INDEX_IMM32_RELATIVE, INDEX_RELATIVE, MAX_INDICES, NONUNIFORM_BIT, OPERAND_IMM32,
+    OPERAND_IMM64, OP_CUSTOMDATA, SEL_MASK, SEL_SELECT1,
 };
 
 /// Where a line sits in its input, for error locations.
@@ -119,12 +119,20 @@ impl<'a> Cursor<'a> {
         &self.s[start..self.pos]
     }
 
-    /// A parenthesised group's contents (the `(` is next); groups do not nest.
+    /// A parenthesised group's contents (the `(` is next); inner parentheses (Wine's
+    /// `l(-nan(ind))`) belong to the group.
     fn group(&mut self) -> Result<(usize, &'a str), ParseError> {
         let open = self.pos;
         self.pos += 1;
         let start = self.pos;
-        while self.peek().is_some_and(|c| c != b')') {
+        let mut depth = 0u32;
+        while let Some(c) = self.peek() {
+            match c {
+                b'(' => depth += 1,
+                b')' if depth == 0 => break,
+                b')' => depth -= 1,
+                _ => {}
+            }
             self.pos += 1;
         }
         if self.peek() != Some(b')') {
@@ -164,6 +172,15 @@ fn number_bits(text: &str, double: bool) -> Option<u64> {
         .unwrap_or(t);
     if let Some(hex) = t.strip_prefix("0x") {
         return u64::from_str_radix(hex, 16).ok();
+    }
+    // Wine prints floats with the MSVC runtime's `%.8e`: the default quiet NaN (sign set,
+    // payload 0) is `-nan(ind)`.
+    if t == "-nan(ind)" {
+        return Some(if double {
+            0xfff8_0000_0000_0000
+        } else {
+            0xffc0_0000
+        });
     }
     let is_float = t.contains(['.', 'e', 'E']) || t.contains("inf") || t.contains("nan");
     if double {
@@ -214,13 +231,29 @@ fn operand(t: &Tables, c: &mut Cursor, slot: Slot, depth: u32) -> Result<Operand
     if abs {
         c.expect(b'|')?;
     }
-    if modifier != 0 {
+    let nonuniform = nonuniform_mark(c);
+    if modifier != 0 || nonuniform {
         if op.ty == OPERAND_IMM32 || op.ty == OPERAND_IMM64 {
             return Err(c.err_at(start, "a register (immediates take no modifier)"));
         }
-        op.extended.push(1 | modifier << 6);
+        op.extended
+            .push(EXT_OPERAND_MODIFIER | modifier << 6 | u32::from(nonuniform) << NONUNIFORM_BIT);
     }
     Ok(op)
+}
+
+/// Wine's ` {nonuniform}` after an SM5.1 operand (vkd3d-shader 1.6 `shader_dump_src_param`):
+/// bit 17 of the extended operand token, the token that also holds `-` and `|...|`.
+fn nonuniform_mark(c: &mut Cursor) -> bool {
+    let save = c.pos;
+    c.ws();
+    if c.s[c.pos..].starts_with("{nonuniform}") {
+        c.pos += "{nonuniform}".len();
+        true
+    } else {
+        c.pos = save;
+        false
+    }
 }
 
 fn immediate_or_register(
@@ -270,7 +303,7 @@ fn immediate_or_register(
         .register_types()
         .iter()
         .filter(|r| r.0 != OPERAND_IMM32 && r.0 != OPERAND_IMM64)
-        .find(|r| r.1 == name || (!r.4.is_empty() && r.4 == name))
+        .find(|r| r.1 == t.fxc_word(name) || (!r.4.is_empty() && r.4 == name))
         .ok_or_else(|| c.err_at(start, "a register (r#, v#, o#, t#, s#, cb#[], l(...) ...)"))?;
     c.pos = name_end;
     let mut indices = Vec::new();
@@ -311,10 +344,23 @@ fn immediate_or_register(
     }
     let mut op = Operand::new(row.0, &[]);
     op.indices = indices;
-    let uses_range = !row.4.is_empty() && name == row.4;
+    // SM5.1 ranges: fxc writes `T0[0:*]`, Wine `t0[0:*]` (three indices in a declaration).
+    let uses_range = (!row.4.is_empty() && name == row.4)
+        || (slot == Slot::Decl && op.indices.len() == MAX_INDICES);
     if c.peek() == Some(b'.') {
         c.pos += 1;
         let comps = letters(c)?;
+        // Wine declares and writes a scalar register with `.x` (`dcl_output oDepth.x`,
+        // `mov oDepth.x, r0.x`); fxc writes it bare, as the token has one component or
+        // none. As a source both print `.x` (a select-1 of four components).
+        if slot != Slot::Src && row.2 == 1 && comps == [0] {
+            return Ok(unsuffixed(row, slot, uses_range, op));
+        }
+        // An SM5.1 range declaration holds the swizzle `xyzw` (0xe4); vkd3d-shader 1.6
+        // reads its low four bits as a write mask and prints `t0[0:*].z`.
+        if slot == Slot::Decl && uses_range && comps == [2] {
+            return Ok(unsuffixed(row, slot, uses_range, op));
+        }
         match (slot, comps.len()) {
             (Slot::Dst | Slot::Decl, _) => {
                 op.selection = SEL_MASK;
@@ -331,7 +377,12 @@ fn immediate_or_register(
         }
         return Ok(op);
     }
-    // No suffix: the component count the register has in this position.
+    Ok(unsuffixed(row, slot, uses_range, op))
+}
+
+/// An operand written without a component suffix: the component count the register has in
+/// this position.
+fn unsuffixed(row: &RegisterTypeRow, slot: Slot, uses_range: bool, mut op: Operand) -> Operand {
     let sm51_decl = slot == Slot::Decl && (uses_range || row.0 == 8);
     let count = if sm51_decl {
         2
@@ -347,7 +398,7 @@ fn immediate_or_register(
         op.selection = 0;
         op.comp = 0;
     }
-    Ok(op)
+    op
 }
 
 /// Splits `s` at commas outside parentheses, brackets and braces, with each part's offset.
@@ -373,11 +424,37 @@ fn split_top(s: &str) -> Vec<(usize, &str)> {
 struct Mnemonic<'a> {
     name: String,
     groups: Vec<(usize, &'a str)>,
+    /// Wine's `[precise]` (all four components) or `[precise(xy)]`: a component mask.
+    precise: u32,
+}
+
+/// Wine's `[precise]` / `[precise(xy)]` after the base mnemonic (vkd3d-shader 1.6
+/// `shader_dump_precise_flags`), when it is next: the component mask it names.
+fn precise_mark(c: &mut Cursor) -> Result<Option<u32>, ParseError> {
+    let save = c.pos;
+    c.ws();
+    let rest = &c.s[c.pos..];
+    if rest.starts_with("[precise]") {
+        c.pos += "[precise]".len();
+        return Ok(Some(0xf));
+    }
+    if rest.starts_with("[precise(") {
+        c.pos += "[precise(".len();
+        let comps = letters(c)?;
+        if !c.s[c.pos..].starts_with(")]") {
+            return Err(c.err("`)]` closing `[precise(...`"));
+        }
+        c.pos += 2;
+        return Ok(Some(comps.iter().fold(0, |m, x| m | 1 << x)));
+    }
+    c.pos = save;
+    Ok(None)
 }
 
 fn mnemonic<'a>(c: &mut Cursor<'a>) -> Result<Mnemonic<'a>, ParseError> {
     let mut name = String::new();
     let mut groups = Vec::new();
+    let mut precise = 0;
     c.ws();
     loop {
         name.push_str(c.ident());
@@ -388,13 +465,26 @@ fn mnemonic<'a>(c: &mut Cursor<'a>) -> Result<Mnemonic<'a>, ParseError> {
         if c.peek().is_some_and(is_ident) {
             continue;
         }
+        if precise == 0 && !name.is_empty() {
+            if let Some(mask) = precise_mark(c)? {
+                precise = mask;
+                continue;
+            }
+        }
         break;
     }
     if name.is_empty() {
         return Err(c.err("an instruction mnemonic"));
     }
-    Ok(Mnemonic { name, groups })
+    Ok(Mnemonic {
+        name,
+        groups,
+        precise,
+    })
 }
+
+/// Where the `precise` component mask sits in the controls (opcode token `[22:19]`).
+const PRECISE_SHIFT: u32 = 8;
 
 /// Opcodes whose `_nz`/`_z` suffix sets the test bit (controls bit 7).
 const CONDITIONAL: [u16; 6] = [3, 5, 8, 13, 31, 63];
@@ -455,6 +545,7 @@ pub fn instruction(text: &str, at: LinePos) -> Result<Instruction, ParseError> {
     if sat {
         controls |= 4;
     }
+    controls |= m.precise << PRECISE_SHIFT;
     match (test, CONDITIONAL.contains(&opcode)) {
         (Some(true), true) => controls |= 0x80,
         (Some(false), true) => {}
@@ -620,7 +711,7 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
     };
     let sysval = |i: usize| -> Result<u32, ParseError> {
         let (o, s) = field(i)?;
-        find_code(&f.system_values, s).ok_or_else(|| c.err_at(o, "a system value name"))
+        find_code(&f.system_values, t.fxc_word(s)).ok_or_else(|| c.err_at(o, "a system value name"))
     };
     let optional_space = |i: usize, words: &mut Vec<u32>| -> Result<(), ParseError> {
         if let Some((o, s)) = fields.get(i) {
@@ -705,8 +796,17 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
         optional_space(1, &mut instr.words)?;
         return Ok(instr);
     }
-    if let Some(rest) = name.strip_prefix("dcl_uav_typed_") {
-        let (dim, flags) = uav_flags(rest);
+    // Wine: `dcl_uav_typedtexture2d(float,...)`, unnamed UAV flags as `_unknown_flags(0x4)`.
+    let (name, extra_flags) = match name.strip_suffix("_unknown_flags") {
+        Some(n) if !groups.is_empty() => {
+            let (o, bits) = groups.remove(0);
+            (n, unknown_flags(c, o, Some(bits))? << UAV_FLAGS_SHIFT)
+        }
+        _ => (name, 0),
+    };
+    if let Some(rest) = name.strip_prefix("dcl_uav_typed") {
+        let (dim, flags) = uav_flags(rest.strip_prefix('_').unwrap_or(rest));
+        let flags = flags | extra_flags;
         let d = t
             .dim_named(dim)
             .ok_or_else(|| c.err_at(0, "a UAV dimension"))?;
@@ -718,6 +818,7 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
         return Ok(instr);
     }
     let (base, uav) = uav_flags(name);
+    let uav = uav | extra_flags;
     let opcode = t
         .opcode_named(base)
         .ok_or_else(|| c.err_at(0, "a declaration"))?;
@@ -747,16 +848,14 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
         }
         90 => {
             ops.push(opnd(0)?);
-            let (o, mode) = field(1)?;
-            let mode = if mode == "comparisonMode" {
-                "mode_comparison"
-            } else {
-                mode
-            };
-            instr.controls = find_code(&f.sampler_modes, mode)
-                .map(u32::from)
-                .ok_or_else(|| c.err_at(o, "mode_default, mode_comparison or mode_mono"))?;
-            optional_space(2, w)?;
+            // Wine omits `mode_default` (code 0) and spells `mode_comparison` `comparisonMode`.
+            let mode = fields.get(1).filter(|(_, s)| !s.starts_with("space="));
+            if let Some((o, mode)) = mode {
+                instr.controls = find_code(&f.sampler_modes, t.fxc_word(mode))
+                    .map(u32::from)
+                    .ok_or_else(|| c.err_at(*o, "mode_default, mode_comparison or mode_mono"))?;
+            }
+            optional_space(1 + usize::from(mode.is_some()), w)?;
         }
         91 => {
             let (o, s) = field(0)?;
@@ -826,6 +925,12 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
         106 => {
             let (o, s) = fields.first().copied().unwrap_or((rest_at, ""));
             for flag in s.split('|').map(str::trim).filter(|f| !f.is_empty()) {
+                // vkd3d-shader 1.6 prints the bits it has no name for as
+                // `unknown_flags(0x80)`, counted from controls bit 0 (token bit 11).
+                if let Some(bits) = flag.strip_prefix("unknown_flags(") {
+                    instr.controls |= unknown_flags(c, o, bits.strip_suffix(')'))?;
+                    continue;
+                }
                 let bit = f
                     .global_flags
                     .iter()
@@ -897,19 +1002,30 @@ fn in_field(c: &Cursor, at: usize, value: u32, bits: u32, what: &str) -> Result<
     }
 }
 
-/// Splits `_glc` / `_opc` UAV flags off a declaration name (controls bits 5 and 6).
+/// Where vkd3d-shader 1.6 counts UAV declaration flags from: opcode token bit 15, which is
+/// controls bit 4 (its `VKD3D_SM5_UAV_FLAGS_SHIFT`; `_glc` = its flag 0x2 = token bit 16).
+const UAV_FLAGS_SHIFT: u32 = 4;
+
+/// The value of Wine's `unknown_flags(0x..)` (hexadecimal, as vkd3d prints it).
+fn unknown_flags(c: &Cursor, at: usize, bits: Option<&str>) -> Result<u32, ParseError> {
+    bits.and_then(|b| b.trim().strip_prefix("0x"))
+        .and_then(|b| u32::from_str_radix(b, 16).ok())
+        .filter(|b| b >> 13 == 0)
+        .ok_or_else(|| c.err_at(at, "unknown_flags(0x..) of at most 13 bits"))
+}
+
+/// Splits the UAV flag suffixes (`uav_flags`: `_glc`, `_rov`, `_opc`) off a declaration name.
 fn uav_flags(name: &str) -> (&str, u32) {
     let mut name = name;
     let mut flags = 0;
-    loop {
-        if let Some(n) = name.strip_suffix("_glc") {
-            flags |= 1 << 5;
-            name = n;
-        } else if let Some(n) = name.strip_suffix("_opc") {
-            flags |= 1 << 6;
-            name = n;
-        } else {
-            return (name, flags);
+    'strip: loop {
+        for (bit, suffix) in &tables().file.uav_flags {
+            if let Some(n) = name.strip_suffix(suffix.as_str()) {
+                flags |= 1 << bit;
+                name = n;
+                continue 'strip;
+            }
         }
+        return (name, flags);
     }
 }

@@ -410,16 +410,16 @@ fn declaration(t: &Tables, instr: &Instruction, name: &str) -> Option<String> {
     Some(text)
 }
 
-/// UAV declaration flags (controls bits 5-6: globally coherent, rasterizer ordered).
+/// UAV declaration flag suffixes (`uav_flags`: globally coherent, rasterizer ordered,
+/// order-preserving counter).
 fn uav_flags(controls: u32) -> String {
-    let mut s = String::new();
-    if controls & (1 << 5) != 0 {
-        s.push_str("_glc");
-    }
-    if controls & (1 << 6) != 0 {
-        s.push_str("_opc");
-    }
-    s
+    tables()
+        .file
+        .uav_flags
+        .iter()
+        .filter(|(bit, _)| controls & (1 << bit) != 0)
+        .map(|(_, suffix)| suffix.as_str())
+        .collect()
 }
 
 /// An immediate constant buffer, one `{ a, b, c, d}` row per line as fxc prints it.

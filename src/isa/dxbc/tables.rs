@@ -36,6 +36,7 @@ pub struct File {
     pub opcodes: Vec<OpcodeRow>,
     pub decl_layouts: Vec<(u16, i8)>,
     pub wine_aliases: Vec<(String, String)>,
+    pub wine_words: Vec<(String, String)>,
     pub resource_dims: Vec<ResourceDimRow>,
     pub return_types: Vec<(u8, String)>,
     pub register_types: Vec<RegisterTypeRow>,
@@ -43,6 +44,7 @@ pub struct File {
     pub system_values: Vec<(u32, String)>,
     pub global_flags: Vec<String>,
     pub sampler_modes: Vec<(u8, String)>,
+    pub uav_flags: Vec<(u8, String)>,
     pub output_topologies: Vec<(u8, String)>,
     pub input_primitives: Vec<(u8, String)>,
     pub tessellator_domains: Vec<(u8, String)>,
@@ -288,10 +290,19 @@ impl Tables {
         find_name(&self.file.return_types, code)
     }
 
-    /// The return type spelled `name` (Wine spells `sint` as `int`).
+    /// The return type spelled `name` (fxc or Wine spelling).
     pub fn return_type_named(&self, name: &str) -> Option<u8> {
-        let name = if name == "int" { "sint" } else { name };
-        find_code(&self.file.return_types, name)
+        find_code(&self.file.return_types, self.fxc_word(name))
+    }
+
+    /// fxc's spelling of a register name, sampler mode, system value or return type that
+    /// Wine spells `word` (`wine_words`); any other word as it is.
+    pub fn fxc_word<'a>(&'a self, word: &'a str) -> &'a str {
+        self.file
+            .wine_words
+            .iter()
+            .find(|(w, _)| w == word)
+            .map_or(word, |(_, fxc)| fxc.as_str())
     }
 
     /// The operand type with `code`.
@@ -349,6 +360,15 @@ mod tests {
         }
         for (wine, fxc) in &f.wine_aliases {
             assert!(t.by_name.contains_key(fxc), "alias {wine} -> unknown {fxc}");
+        }
+        // Every Wine word names something fxc spells: a register, a sampler mode, a system
+        // value or a return type.
+        for (wine, fxc) in &f.wine_words {
+            let known = f.register_types.iter().any(|r| &r.1 == fxc)
+                || f.sampler_modes.iter().any(|m| &m.1 == fxc)
+                || f.system_values.iter().any(|v| &v.1 == fxc)
+                || f.return_types.iter().any(|r| &r.1 == fxc);
+            assert!(known, "Wine word {wine} -> unknown {fxc}");
         }
         assert_eq!(f.tex.len(), 35);
         for tex in &f.tex {

@@ -32,6 +32,10 @@ pub const INDEX_IMM64_RELATIVE: u8 = 4;
 pub const SEL_MASK: u8 = 0;
 pub const SEL_SWIZZLE: u8 = 1;
 pub const SEL_SELECT1: u8 = 2;
+/// The extended operand token of kind 1: source modifier `[13:6]`, minimum precision
+/// `[16:14]`, `nonuniform` bit 17 (MS d3d11TokenizedProgramFormat.hpp).
+pub const EXT_OPERAND_MODIFIER: u32 = 1;
+pub const NONUNIFORM_BIT: u32 = 17;
 /// Index slots of an operand token (`[21:20]` index dimension, three representations).
 pub const MAX_INDICES: usize = 3;
 /// Relative addressing nests operands; real shaders use one level. Deeper nesting is refused
@@ -107,7 +111,7 @@ impl Operand {
     pub fn nonuniform(&self) -> bool {
         self.extended
             .iter()
-            .any(|t| *t & 0x3f == 1 && (t >> 17) & 1 == 1)
+            .any(|t| *t & 0x3f == EXT_OPERAND_MODIFIER && (t >> NONUNIFORM_BIT) & 1 == 1)
     }
 
     /// The register component that lane `lane` (0..4) reads or writes: the swizzle's choice,
