@@ -7,6 +7,29 @@
 //!
 //! The parts are public for tools that need them: [`decode`] a text or binary input into a
 //! [`ir::Program`], inspect or rewrite it, and [`encode`] it again.
+//!
+//! ```
+//! use texlate::{decode, encode, ir, Form, Isa};
+//!
+//! // An NVIDIA instruction as nvdisasm prints it, to its 64-bit word and its IR.
+//! let program = decode(Isa::Nvidia, b"TEXS R6, R4, R4, R5, 0x6e, 2D, RGBA\n")?;
+//! assert_eq!(texlate::isa::print_hex(Isa::Nvidia, &program)?.trim(), "d83006e060570404");
+//! let tex = program.tex_instrs().next().expect("one texture instruction");
+//! assert_eq!(tex.op, ir::TexOp::Sample);
+//! assert_eq!(tex.coord.len(), 2);
+//!
+//! // A vISA sampler instruction, edited in the IR and encoded again.
+//! let mut program = decode(Isa::Visa, b"sample_lz.RGBA (M1, 16) 0x0:uw S0 T6 V0057.0 V0053.0 V0059.0\n")?;
+//! if let Some(ir::Item::Tex(tex)) = program.items.first_mut() {
+//!     tex.offset = ir::Offset::Imm([1, -2, 0]);
+//! }
+//! let text = encode(Isa::Visa, &program, Form::Text)?;
+//! assert_eq!(
+//!     String::from_utf8(text).unwrap(),
+//!     "sample_lz.RGBA (M1, 16)  0x1e0:uw S0 T6 V0057.0 V0053.0 V0059.0\n"
+//! );
+//! # Ok::<(), texlate::Error>(())
+//! ```
 
 pub mod error;
 pub mod ir;

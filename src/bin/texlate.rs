@@ -246,6 +246,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
                         e.utf8_error().valid_up_to()
                     ))
                 })?
+            } else if !input.contains(char::is_whitespace) {
+                // Every instruction has operands after a space: a single word is a path.
+                return Err(Failure::Io(format!("reading {input}: no such file")));
             } else {
                 input.clone()
             };
