@@ -190,6 +190,14 @@ fn missing_input_exits_2() {
         "{}",
         stderr(&o)
     );
+    // `asm` takes a file or the text itself; a single word that names no file is a path.
+    let o = texlate(&["asm", "--isa", "nvidia", "kernel.sass"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("kernel.sass: no such file"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
