@@ -1,13 +1,14 @@
 //! vISA corpus round trips: IGC 1.0.12504's own dumps (shared/corpus/intel) parse and print
-//! back byte-identically, go through the binary encoding and back, and encode to what IGC's
-//! `.isa` files hold wherever IGC's truncating writer kept the bytes.
+//! back byte-identically, go through the binary encoding and back, and the instruction walk
+//! of IGC's `.isa` files finds each kernel's sampler instructions with the fields texlate
+//! encodes, wherever IGC's truncating writer kept them.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use texlate::error::Error;
 use texlate::ir::Item;
-use texlate::isa::visa::{self, Checks};
+use texlate::isa::visa::{self, Checks, Raw, VisaInst};
 
 mod support;
 
@@ -139,53 +140,94 @@ fn every_dump_round_trips_byte_identically() {
     assert_eq!(strict_rejects, 2);
 }
 
-/// IGC 12504's writer drops the last operands of each instruction (research §6): the last
-/// two fields of 0x6d/0x6e/0x6f (params, or numParams and dst with < 2 params), lod and dst
-/// of 0x4b, dst of 0x70.
-fn igc_truncation(bytes: &[u8]) -> usize {
-    const RAW: usize = 6;
-    match bytes[0] {
-        0x6d..=0x6f => {
-            // Everything up to numParams is 22 bytes (21 without 0x6e's sampler byte).
-            let fixed = if bytes[0] == 0x6e { 21 } else { 22 };
-            match (bytes.len() - fixed) / RAW {
-                // dst and numParams, or numParams and the one param
-                0 | 1 => RAW + 1,
-                _ => 2 * RAW,
-            }
-        }
-        0x4b => 2 * RAW,
-        0x70 => RAW,
+/// What IGC 12504's writer keeps of `full` (texlate's full-layout decode of the `.visaasm`
+/// line), independently of texlate's tables (research §6): 0x6d/0x6e/0x6f lose their last two
+/// fields (the last two params, or numParams and the one param), 0x4b lose lod and dst,
+/// 0x70 loses dst. Returns (dst, numParams, params kept, k).
+fn igc_kept(full: &VisaInst) -> (Option<Raw>, Option<u8>, Vec<Raw>, usize) {
+    let n = full.params.len();
+    match full.opcode {
+        0x6d..=0x6f if n >= 2 => (
+            Some(full.dst),
+            Some(n as u8),
+            full.params[..n - 2].to_vec(),
+            2,
+        ),
+        0x6d..=0x6f => (Some(full.dst), None, Vec::new(), 2),
+        0x4b => (None, None, full.params[..n - 1].to_vec(), 2),
+        0x70 => (None, None, full.params.clone(), 1),
         other => panic!("opcode {other:#x}"),
     }
 }
 
+/// Walks every instruction of every kernel of IGC's `.isa` dumps (SKL, ICLLP, TGLLP): as
+/// many instructions as the `.visaasm` printed in the same run, and the sampler instructions found are exactly those of the `.visaasm` printed in the same run, in
+/// order, and each one's fields equal texlate's encoding of the line, as far as IGC kept them.
 #[test]
-fn encodings_match_igc_isa_dumps_up_to_its_truncation() {
+fn igc_isa_containers_walk_to_the_visaasm_sampler_instructions() {
     let Some(dir) = corpus() else { return };
-    let mut compared = 0;
+    let (mut files_seen, mut compared, mut walked, mut with_num_params) = (0, 0, 0, 0);
     for f in files(&dir.join("dumps"), "visaasm") {
         let isa = fs::read(f.with_extension("isa")).unwrap();
+        let container =
+            visa::decode_isa_container(&isa).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert_eq!(container.version, (4, 1));
+        let [kernel] = &container.kernels[..] else {
+            panic!("{}: {} kernels", f.display(), container.kernels.len())
+        };
         let src = fs::read_to_string(&f).unwrap();
+        let name = src
+            .lines()
+            .find_map(|l| l.strip_prefix(".kernel \""))
+            .and_then(|l| l.strip_suffix('"'))
+            .unwrap();
+        assert_eq!(kernel.name, name, "{}", f.display());
         let p = visa::parse_text_with(&src, Checks::IgcCompatible).unwrap();
-        let mut from = 0;
-        for item in &p.items {
-            let Item::Tex(t) = item else { continue };
+        let texts: Vec<&texlate::ir::TexInstr> = p.tex_instrs().collect();
+        assert_eq!(kernel.samplers.len(), texts.len(), "{}", f.display());
+        for (found, t) in kernel.samplers.iter().zip(texts) {
             let mut one = texlate::Program::new(texlate::Isa::Visa);
             one.variables = p.variables.clone();
             one.samplers = p.samplers.clone();
             one.resources = p.resources.clone();
             one.visa = p.visa.clone();
-            one.items.push(Item::Tex(t.clone()));
-            let full = visa::encode_binary(&one).unwrap();
-            let kept = &full[..full.len() - igc_truncation(&full)];
-            let at = isa[from..]
-                .windows(kept.len())
-                .position(|w| w == kept)
-                .unwrap_or_else(|| panic!("{}: {:02x?} not in the .isa", f.display(), kept));
-            from += at + kept.len();
+            one.items.push(Item::Tex(Box::new(t.clone())));
+            let bytes = visa::encode_binary(&one).unwrap();
+            let (full, end) = visa::decode_instruction(&bytes, 0).unwrap();
+            assert_eq!(end, bytes.len());
+            let at = format!("{} at {:#x}", f.display(), found.offset);
+            assert_eq!(found.opcode, full.opcode, "{at}");
+            assert_eq!(found.subop, full.subop, "{at}");
+            assert_eq!(found.modifiers, full.modifiers, "{at}");
+            assert_eq!(found.exec_size, full.exec_size, "{at}");
+            assert_eq!(found.emask, full.emask, "{at}");
+            assert_eq!(found.pred, full.pred, "{at}");
+            assert_eq!(found.channels, full.channels, "{at}");
+            assert_eq!(found.aoffimmi, full.aoffimmi, "{at}");
+            assert_eq!(found.sampler, full.sampler, "{at}");
+            assert_eq!(found.surface, full.surface, "{at}");
+            let (dst, num_params, params, k) = igc_kept(&full);
+            assert_eq!(found.dst, dst, "{at}");
+            assert_eq!(found.num_params, num_params, "{at}");
+            assert_eq!(found.params, params, "{at}");
+            assert_eq!(found.dropped, k, "{at}");
+            // The bytes IGC wrote are texlate's encoding up to the cut.
+            assert_eq!(isa[found.offset..][..found.len], bytes[..found.len], "{at}");
+            with_num_params += usize::from(num_params.is_some());
             compared += 1;
         }
+        // Every instruction line carries IGC's `/// $N` comment; each label line is a
+        // `label`/`func` instruction: the walk read them all, and nothing after them.
+        let lines = src
+            .lines()
+            .filter(|l| l.contains("/// $") || l.ends_with(':'))
+            .count();
+        assert_eq!(kernel.instructions, lines, "{}", f.display());
+        walked += kernel.instructions;
+        files_seen += 1;
     }
+    assert_eq!(files_seen, 423);
     assert_eq!(compared, 983 - 36);
+    assert_eq!(with_num_params, 851);
+    assert_eq!(walked, 19527);
 }

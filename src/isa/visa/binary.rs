@@ -21,40 +21,46 @@ use super::tables::{self, ChannelKind};
 /// The vector-operand tag of an immediate with no modifier (class 5, research §6).
 const IMMEDIATE_TAG: u8 = 5;
 
-struct Reader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
+/// A bounds-checked little-endian cursor; every read past the end is a [`DecodeError`] at the
+/// offset where the read starts.
+pub(super) struct Reader<'a> {
+    pub(super) bytes: &'a [u8],
+    pub(super) pos: usize,
 }
 
-impl Reader<'_> {
-    fn take<const N: usize>(&mut self, what: &str) -> Result<[u8; N], Error> {
-        let end = self.pos.checked_add(N).filter(|e| *e <= self.bytes.len());
-        match end.and_then(|e| self.bytes.get(self.pos..e)) {
+impl<'a> Reader<'a> {
+    /// The next `n` bytes.
+    pub(super) fn slice(&mut self, n: usize, what: &str) -> Result<&'a [u8], Error> {
+        let bytes = self.bytes;
+        match self.pos.checked_add(n).and_then(|e| bytes.get(self.pos..e)) {
             Some(b) => {
-                let mut out = [0u8; N];
-                out.copy_from_slice(b);
-                self.pos += N;
-                Ok(out)
+                self.pos += n;
+                Ok(b)
             }
             None => Err(decode_error(
                 self.pos,
                 format!(
-                    "{what}: the input ends after {} byte(s), {N} needed",
-                    self.bytes.len().saturating_sub(self.pos)
+                    "{what}: the input ends after {} byte(s), {n} needed",
+                    bytes.len().saturating_sub(self.pos)
                 ),
             )),
         }
     }
-    fn u8(&mut self, what: &str) -> Result<u8, Error> {
+    fn take<const N: usize>(&mut self, what: &str) -> Result<[u8; N], Error> {
+        let mut out = [0u8; N];
+        out.copy_from_slice(self.slice(N, what)?);
+        Ok(out)
+    }
+    pub(super) fn u8(&mut self, what: &str) -> Result<u8, Error> {
         self.take::<1>(what).map(|[b]| b)
     }
-    fn u16(&mut self, what: &str) -> Result<u16, Error> {
+    pub(super) fn u16(&mut self, what: &str) -> Result<u16, Error> {
         self.take::<2>(what).map(u16::from_le_bytes)
     }
-    fn u32(&mut self, what: &str) -> Result<u32, Error> {
+    pub(super) fn u32(&mut self, what: &str) -> Result<u32, Error> {
         self.take::<4>(what).map(u32::from_le_bytes)
     }
-    fn raw(&mut self, what: &str) -> Result<Raw, Error> {
+    pub(super) fn raw(&mut self, what: &str) -> Result<Raw, Error> {
         Ok(Raw {
             var: self.u32(what)?,
             offset: self.u16(what)?,

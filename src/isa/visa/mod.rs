@@ -13,6 +13,7 @@
 //! `mappings/visa.toml`.
 
 mod binary;
+mod container;
 mod inst;
 mod lift;
 mod lower;
@@ -24,6 +25,7 @@ mod validate;
 use crate::error::{Error, Location, Unsupported, ValidationError};
 use crate::ir::{Isa, Item, Opaque, Origin, Program, Span, TexInstr};
 
+pub use container::{IsaContainer, IsaKernel, IsaSampler};
 pub use inst::{AoffImm, Checks, Gap, Layout, MsForm, Raw, VisaExtras, VisaInst, VisaProgram};
 pub use lift::unpack_aoffimmi;
 
@@ -136,13 +138,28 @@ fn opaque_line(isa: Isa, o: &Opaque) -> Result<String, Error> {
     }
 }
 
-/// Decodes a stream of vISA sampler instructions.
+/// Reads IGC 1.0.12504's `.isa` container: per kernel its name and the sampler instructions
+/// of its stream, as far as 12504's truncating writer kept them (research §6).
+pub fn decode_isa_container(bytes: &[u8]) -> Result<IsaContainer, Error> {
+    container::decode(bytes)
+}
+
+/// Decodes one sampler instruction (full layout) at `bytes[at..]`: the instruction and the
+/// offset after it.
+pub fn decode_instruction(bytes: &[u8], at: usize) -> Result<(VisaInst, usize), Error> {
+    binary::decode_inst(bytes, at).map(|(inst, _, next)| (inst, next))
+}
+
+/// Decodes a stream of vISA sampler instructions. `.isa` containers are refused: IGC 12504's
+/// writer cut the last operands of each instruction, so they cannot become whole texture
+/// instructions; [`decode_isa_container`] reads what they hold.
 pub fn decode_binary(bytes: &[u8]) -> Result<Program, Error> {
-    if bytes.starts_with(b"CISA") {
+    if bytes.starts_with(container::MAGIC) {
         return Err(binary::decode_error(
             0,
-            "a vISA container (.isa file): texlate reads streams of sampler instructions; \
-             IGC 12504's .isa files are truncated by its writer bug (see docs/visa.md)",
+            "a vISA container (.isa file): IGC 12504's writer cut the last operands of each \
+             instruction, so it holds no whole texture instruction; \
+             texlate::isa::visa::decode_isa_container reads what it holds",
         ));
     }
     let mut program = Program::new(Isa::Visa);
