@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(visa_text visa_binary dxbc_text dxbc_container nvidia_text nvidia_words)
+[ ${#targets[@]} -gt 0 ] || targets=(visa_text visa_binary visa_container dxbc_text dxbc_container nvidia_text nvidia_words)
 corpus=../shared/corpus
 
 # copy_seeds DIR: copies the files named on stdin (at most 200) under numbered names.
@@ -31,6 +31,7 @@ seed() {   # seed TARGET: copy a bounded sample of real inputs into fuzz/corpus/
                         for f in tests/cases/visa/*.visaasm examples/*.visaasm; do
                             [ -f "$f" ] && target/release/texlate asm --isa visa "$f" -o "$dir/$(basename "$f").bin" || true
                         done ;;
+        visa_container) find "$corpus/intel/dumps" -name '*.isa' | copy_seeds "$dir" ;;
         dxbc_text)      find "$corpus/dxbc/asm" -type f | copy_seeds "$dir" ;;
         dxbc_container) find "$corpus/dxbc/blobs" -name '*.dxbc' | copy_seeds "$dir" ;;
         nvidia_text)    find "$corpus/nvidia" -maxdepth 1 -name '*.sass' | copy_seeds "$dir" ;;
