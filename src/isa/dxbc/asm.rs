@@ -299,11 +299,12 @@ fn immediate_or_register(
         return Ok(op);
     }
     // The register file: the longest prefix that names one (fxc or SM5.1 spelling).
+    let fxc_name = t.fxc_word(name);
     let row = t
         .register_types()
         .iter()
         .filter(|r| r.0 != OPERAND_IMM32 && r.0 != OPERAND_IMM64)
-        .find(|r| r.1 == t.fxc_word(name) || (!r.4.is_empty() && r.4 == name))
+        .find(|r| r.1 == fxc_name || (!r.4.is_empty() && r.4 == name))
         .ok_or_else(|| c.err_at(start, "a register (r#, v#, o#, t#, s#, cb#[], l(...) ...)"))?;
     c.pos = name_end;
     let mut indices = Vec::new();
