@@ -401,7 +401,11 @@ fn record_declarations(program: &mut Program, decls: &Decls) {
 
 /// A line without its trailing `// comment` and whitespace.
 fn code_part(line: &str) -> &str {
-    line.split("//").next().unwrap_or("").trim_end()
+    let bytes = line.as_bytes();
+    let comment = (0..bytes.len())
+        .find(|&i| bytes[i..].starts_with(b"//"))
+        .unwrap_or(bytes.len());
+    line[..comment].trim_end()
 }
 
 /// The version token of a profile line (`ps_5_0`), when the line is one.
@@ -459,7 +463,13 @@ pub fn parse_text(src: &str) -> Result<Program, Error> {
         {
             // An immediate constant buffer continues until its braces balance.
             let mut end = i;
-            let depth = |s: &str| s.matches('{').count() as i64 - s.matches('}').count() as i64;
+            let depth = |s: &str| {
+                s.bytes().fold(0i64, |d, b| match b {
+                    b'{' => d + 1,
+                    b'}' => d - 1,
+                    _ => d,
+                })
+            };
             let mut open = depth(line);
             while open > 0 && end + 1 < lines.len() {
                 end += 1;
