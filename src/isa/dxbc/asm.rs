@@ -195,10 +195,25 @@ fn number_bits(text: &str, double: bool) -> Option<u64> {
         .map(|v| u64::from(v as u32))
 }
 
-/// The swizzle or mask letters after `.`.
-fn letters(c: &mut Cursor) -> Result<Vec<u8>, ParseError> {
+/// One to four components (0 = x .. 3 = w), as letters spell them.
+struct Letters {
+    comps: [u8; 4],
+    len: usize,
+}
+
+impl Letters {
+    fn as_slice(&self) -> &[u8] {
+        &self.comps[..self.len]
+    }
+}
+
+/// The swizzle or mask letters after `.`: one to four of `xyzw` (or `rgba`).
+fn letters(c: &mut Cursor) -> Result<Letters, ParseError> {
     let start = c.pos;
-    let mut out = Vec::new();
+    let mut out = Letters {
+        comps: [0; 4],
+        len: 0,
+    };
     while let Some(ch) = c.peek() {
         let comp = match ch {
             b'x' | b'r' => 0,
@@ -208,10 +223,14 @@ fn letters(c: &mut Cursor) -> Result<Vec<u8>, ParseError> {
             _ if is_ident(ch) => return Err(c.err_at(start, "component letters xyzw")),
             _ => break,
         };
-        out.push(comp);
+        let Some(slot) = out.comps.get_mut(out.len) else {
+            return Err(c.err_at(start, "one to four component letters"));
+        };
+        *slot = comp;
+        out.len += 1;
         c.pos += 1;
     }
-    if out.is_empty() || out.len() > 4 {
+    if out.len == 0 {
         return Err(c.err_at(start, "one to four component letters"));
     }
     Ok(out)
@@ -299,11 +318,12 @@ fn immediate_or_register(
         return Ok(op);
     }
     // The register file: the longest prefix that names one (fxc or SM5.1 spelling).
+    let fxc_name = t.fxc_word(name);
     let row = t
         .register_types()
         .iter()
         .filter(|r| r.0 != OPERAND_IMM32 && r.0 != OPERAND_IMM64)
-        .find(|r| r.1 == t.fxc_word(name) || (!r.4.is_empty() && r.4 == name))
+        .find(|r| r.1 == fxc_name || (!r.4.is_empty() && r.4 == name))
         .ok_or_else(|| c.err_at(start, "a register (r#, v#, o#, t#, s#, cb#[], l(...) ...)"))?;
     c.pos = name_end;
     let mut indices = Vec::new();
@@ -349,7 +369,8 @@ fn immediate_or_register(
         || (slot == Slot::Decl && op.indices.len() == MAX_INDICES);
     if c.peek() == Some(b'.') {
         c.pos += 1;
-        let comps = letters(c)?;
+        let letters = letters(c)?;
+        let comps = letters.as_slice();
         // Wine declares and writes a scalar register with `.x` (`dcl_output oDepth.x`,
         // `mov oDepth.x, r0.x`); fxc writes it bare, as the token has one component or
         // none. As a source both print `.x` (a select-1 of four components).
@@ -440,12 +461,12 @@ fn precise_mark(c: &mut Cursor) -> Result<Option<u32>, ParseError> {
     }
     if rest.starts_with("[precise(") {
         c.pos += "[precise(".len();
-        let comps = letters(c)?;
+        let letters = letters(c)?;
         if !c.s[c.pos..].starts_with(")]") {
             return Err(c.err("`)]` closing `[precise(...`"));
         }
         c.pos += 2;
-        return Ok(Some(comps.iter().fold(0, |m, x| m | 1 << x)));
+        return Ok(Some(letters.as_slice().iter().fold(0, |m, x| m | 1 << x)));
     }
     c.pos = save;
     Ok(None)

@@ -47,15 +47,11 @@ pub fn checksum(container: &[u8]) -> [u8; 16] {
     let data = container.get(20..).unwrap_or_default();
     let mut state: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
     let whole = data.len() / 64 * 64;
-    let blocks: Vec<[u8; 64]> = data[..whole]
-        .chunks_exact(64)
-        .map(|c| {
-            let mut b = [0u8; 64];
-            b.copy_from_slice(c);
-            b
-        })
-        .collect();
-    compress(&mut state, &blocks);
+    let mut block = [0u8; 64];
+    for c in data[..whole].chunks_exact(64) {
+        block.copy_from_slice(c);
+        compress(&mut state, &[block]);
+    }
     let rest = &data[whole..];
     let bits = (data.len() as u32).wrapping_mul(8);
     let bits2 = (bits >> 2) | 1;
@@ -182,22 +178,42 @@ pub fn parse(bytes: &[u8]) -> Result<Container, DecodeError> {
 
 /// Writes the container with chunks back to back and a fresh checksum.
 pub fn write(container: &Container) -> Vec<u8> {
-    let count = container.chunks.len();
-    let mut out = Vec::new();
+    write_with_program(container, &container.chunks[container.program].data)
+}
+
+/// Writes the container as [`write`] does, with `program` as the payload of its program
+/// chunk.
+pub fn write_with_program(container: &Container, program: &[u8]) -> Vec<u8> {
+    let payloads: Vec<&[u8]> = container
+        .chunks
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            if i == container.program {
+                program
+            } else {
+                &c.data
+            }
+        })
+        .collect();
+    let count = payloads.len();
+    let table_end = HEADER_LEN + 4 * count;
+    let mut out =
+        Vec::with_capacity(table_end + payloads.iter().map(|p| 8 + p.len()).sum::<usize>());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&[0; 16]);
     out.extend_from_slice(&1u32.to_le_bytes());
     out.extend_from_slice(&0u32.to_le_bytes());
     out.extend_from_slice(&(count as u32).to_le_bytes());
-    let mut offset = HEADER_LEN + 4 * count;
-    for c in &container.chunks {
+    let mut offset = table_end;
+    for data in &payloads {
         out.extend_from_slice(&(offset as u32).to_le_bytes());
-        offset += 8 + c.data.len();
+        offset += 8 + data.len();
     }
-    for c in &container.chunks {
+    for (c, data) in container.chunks.iter().zip(&payloads) {
         out.extend_from_slice(&c.tag);
-        out.extend_from_slice(&(c.data.len() as u32).to_le_bytes());
-        out.extend_from_slice(&c.data);
+        out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        out.extend_from_slice(data);
     }
     let total = out.len() as u32;
     out[0x18..0x1c].copy_from_slice(&total.to_le_bytes());

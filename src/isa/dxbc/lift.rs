@@ -41,7 +41,26 @@ pub struct Decls {
     pub samplers: HashMap<u64, u32>,
 }
 
+/// `dcl_resource` and `dcl_uav_typed`: the dimension is in the controls, the return
+/// types in the first word.
+const DCL_TYPED: [u16; 2] = [88, 156];
+/// `dcl_resource_raw` and `dcl_uav_raw` (dimension code 11, raw buffer).
+const DCL_RAW: [u16; 2] = [161, 157];
+/// `dcl_resource_structured` and `dcl_uav_structured` (dimension code 12).
+const DCL_STRUCTURED: [u16; 2] = [162, 158];
+/// `dcl_sampler`: the mode is in the controls.
+const DCL_SAMPLER: u16 = 90;
+
 impl Decls {
+    /// Whether instructions with `opcode` declare something [`Decls::add`] records; any
+    /// other instruction can be skipped without decoding it.
+    pub fn records(opcode: u16) -> bool {
+        DCL_TYPED.contains(&opcode)
+            || DCL_RAW.contains(&opcode)
+            || DCL_STRUCTURED.contains(&opcode)
+            || opcode == DCL_SAMPLER
+    }
+
     /// Records `instr` when it declares a resource, UAV or sampler.
     pub fn add(&mut self, instr: &Instruction) {
         let Some(op) = instr.operands.first() else {
@@ -54,21 +73,16 @@ impl Decls {
             dim,
             return_types: ret,
         };
-        match instr.opcode {
-            88 | 156 => {
-                let d = entry((instr.controls & 0x1f) as u8, instr.words.first().copied());
-                self.resources.insert((op.ty, id), d);
-            }
-            157 | 161 => {
-                self.resources.insert((op.ty, id), entry(11, None));
-            }
-            158 | 162 => {
-                self.resources.insert((op.ty, id), entry(12, None));
-            }
-            90 => {
-                self.samplers.insert(id, instr.controls & 0xf);
-            }
-            _ => {}
+        let opcode = instr.opcode;
+        if DCL_TYPED.contains(&opcode) {
+            let d = entry((instr.controls & 0x1f) as u8, instr.words.first().copied());
+            self.resources.insert((op.ty, id), d);
+        } else if DCL_RAW.contains(&opcode) {
+            self.resources.insert((op.ty, id), entry(11, None));
+        } else if DCL_STRUCTURED.contains(&opcode) {
+            self.resources.insert((op.ty, id), entry(12, None));
+        } else if opcode == DCL_SAMPLER {
+            self.samplers.insert(id, instr.controls & 0xf);
         }
     }
 }

@@ -99,18 +99,25 @@ pub fn decode_binary(bytes: &[u8]) -> Result<Program, Error> {
                 .map(|ch| 8 + ch.data.len())
                 .sum::<usize>()
             + 8;
-        let stream = c.chunks[c.program].data.clone();
-        (Some(c), stream, base)
+        let words = tokens::dwords(&c.chunks[c.program].data, base).map_err(decode_error)?;
+        (Some(c), words, base)
     } else {
-        (None, bytes.to_vec(), 0)
+        (None, tokens::dwords(bytes, 0).map_err(decode_error)?, 0)
     };
-    let words = tokens::dwords(&stream, base).map_err(decode_error)?;
-    let tp = tokens::decode_program(&words, base).map_err(decode_error)?;
-    Ok(build_program(tp, container))
+    let tp = tokens::decode_program(&stream, base).map_err(decode_error)?;
+    Ok(build_program(tp, &stream, base, container))
 }
 
-/// The program of a decoded token stream: one item per instruction.
-fn build_program(tp: TokenProgram, container: Option<Container>) -> Program {
+/// The program of a decoded token stream: one item per instruction. `words` is the stream
+/// `tp` was decoded from and `base` the byte offset of its first dword: an opaque item
+/// keeps its instruction's dwords as they were read (decoding keeps every bit, so they are
+/// also what the instruction re-encodes to).
+fn build_program(
+    tp: TokenProgram,
+    words: &[u32],
+    base: usize,
+    container: Option<Container>,
+) -> Program {
     let mut program = Program::new(Isa::Dxbc);
     // Declarations first, all of them: a texture instruction lifts against the same
     // declarations whether it is decoded or encoded.
@@ -118,10 +125,18 @@ fn build_program(tp: TokenProgram, container: Option<Container>) -> Program {
     for (_, instr) in &tp.instructions {
         decls.add(instr);
     }
-    for (offset, instr) in tp.instructions {
+    let starts: Vec<usize> = tp
+        .instructions
+        .iter()
+        .map(|(offset, _)| (offset - base) / 4)
+        .chain([words.len()])
+        .collect();
+    for (i, (offset, instr)) in tp.instructions.into_iter().enumerate() {
         match lift::lift(&instr, &decls) {
             Some(tex) => program.items.push(Item::Tex(Box::new(tex))),
-            None => program.items.push(opaque_instr(&instr, offset)),
+            None => program
+                .items
+                .push(opaque_words(&words[starts[i]..starts[i + 1]], offset)),
         }
     }
     record_declarations(&mut program, &decls);
@@ -134,13 +149,10 @@ fn build_program(tp: TokenProgram, container: Option<Container>) -> Program {
 }
 
 /// An opaque item holding an instruction's dwords.
-fn opaque_instr(instr: &Instruction, offset: usize) -> Item {
-    let mut words = Vec::new();
-    // Decoded instructions always re-encode (their length was at most 127 dwords).
-    let _ = instr.encode(&mut words);
+fn opaque_words(words: &[u32], offset: usize) -> Item {
     Item::Opaque(Opaque {
         text: None,
-        bytes: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        bytes: tokens::le_bytes(words),
         span: Span {
             offset,
             line: 0,
@@ -157,29 +169,28 @@ fn validation(span: Span, rule: &'static str, detail: String) -> Error {
     })
 }
 
-/// The dwords of every item, in order.
-fn item_words(program: &Program) -> Result<Vec<Vec<u32>>, Error> {
-    let mut out = Vec::new();
+/// Calls `each` with the dwords of every item that has some, in order.
+fn for_each_item_words(program: &Program, mut each: impl FnMut(&[u32])) -> Result<(), Error> {
     let decls = program_decls(program)?;
+    let mut words = Vec::new();
     for item in &program.items {
+        words.clear();
         match item {
             Item::Opaque(o) => {
                 if o.bytes.is_empty() {
                     continue;
                 }
-                let words = tokens::dwords(&o.bytes, o.span.offset).map_err(decode_error)?;
-                out.push(words);
+                tokens::extend_dwords(&mut words, &o.bytes, o.span.offset).map_err(decode_error)?;
             }
             Item::Tex(t) => {
-                let mut words = Vec::new();
                 lower_tex(t, &decls)?
                     .encode(&mut words)
                     .map_err(|e| validation(Span::default(), "dxbc-encode", e))?;
-                out.push(words);
             }
         }
+        each(&words);
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Encodes the program as a container (when it came in one) or a bare token stream.
@@ -193,18 +204,12 @@ pub fn encode_binary(program: &Program) -> Result<Vec<u8>, Error> {
                 .into(),
         )
     })?;
-    let mut words = vec![version, 0];
-    for w in item_words(program)? {
-        words.extend(w);
-    }
-    words[1] = words.len() as u32;
-    let stream: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let mut stream = tokens::le_bytes(&[version, 0]);
+    for_each_item_words(program, |words| tokens::extend_le_bytes(&mut stream, words))?;
+    let length = (stream.len() / 4) as u32;
+    stream[4..8].copy_from_slice(&length.to_le_bytes());
     match module.and_then(|m| m.container.as_ref()) {
-        Some(c) => {
-            let mut c = c.clone();
-            c.chunks[c.program].data = stream;
-            Ok(container::write(&c))
-        }
+        Some(c) => Ok(container::write_with_program(c, &stream)),
         None => Ok(stream),
     }
 }
@@ -228,7 +233,7 @@ pub fn decode_hex(words: &[&str]) -> Result<Program, Error> {
         && dwords[1] as usize == dwords.len();
     if whole {
         let tp = tokens::decode_program(&dwords, 0).map_err(decode_error)?;
-        return Ok(build_program(tp, None));
+        return Ok(build_program(tp, &dwords, 0, None));
     }
     let instrs = tokens::decode_instructions(&dwords).map_err(decode_error)?;
     Ok(build_program(
@@ -236,6 +241,8 @@ pub fn decode_hex(words: &[&str]) -> Result<Program, Error> {
             version: 0,
             instructions: instrs,
         },
+        &dwords,
+        0,
         None,
     ))
     .map(|mut p| {
@@ -331,12 +338,28 @@ fn program_decls(program: &Program) -> Result<Decls, Error> {
     let mut decls = Decls::default();
     for item in &program.items {
         if let Item::Opaque(o) = item {
-            if !o.bytes.is_empty() {
+            if needs_decoding(o) {
                 decls.add(&opaque_instruction(o)?);
             }
         }
     }
     Ok(decls)
+}
+
+/// Whether [`program_decls`] decodes an opaque item: when it holds bytes and either is a
+/// declaration [`Decls`] records, or does not plainly hold one instruction (whole dwords,
+/// as many as its first token claims), which decoding then reports. Every other
+/// instruction is skipped undecoded.
+fn needs_decoding(o: &Opaque) -> bool {
+    if o.bytes.is_empty() {
+        return false;
+    }
+    let plain = o.bytes.len() % 4 == 0 && tokens::claimed_len(&o.bytes) == Some(o.bytes.len() / 4);
+    let opcode = o
+        .bytes
+        .get(..2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]) & 0x7ff);
+    !plain || opcode.is_none_or(Decls::records)
 }
 
 /// Fills [`Program::resources`] and [`Program::samplers`] from the declarations.
@@ -378,7 +401,11 @@ fn record_declarations(program: &mut Program, decls: &Decls) {
 
 /// A line without its trailing `// comment` and whitespace.
 fn code_part(line: &str) -> &str {
-    line.split("//").next().unwrap_or("").trim_end()
+    let bytes = line.as_bytes();
+    let comment = (0..bytes.len())
+        .find(|&i| bytes[i..].starts_with(b"//"))
+        .unwrap_or(bytes.len());
+    line[..comment].trim_end()
 }
 
 /// The version token of a profile line (`ps_5_0`), when the line is one.
@@ -412,6 +439,8 @@ pub fn parse_text(src: &str) -> Result<Program, Error> {
     let mut parsed: Vec<(usize, Instruction, LineText)> = Vec::new();
     let mut version = None;
     let mut offset = 0;
+    // One buffer for every instruction's dwords.
+    let mut words = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -434,7 +463,13 @@ pub fn parse_text(src: &str) -> Result<Program, Error> {
         {
             // An immediate constant buffer continues until its braces balance.
             let mut end = i;
-            let depth = |s: &str| s.matches('{').count() as i64 - s.matches('}').count() as i64;
+            let depth = |s: &str| {
+                s.bytes().fold(0i64, |d, b| match b {
+                    b'{' => d + 1,
+                    b'}' => d - 1,
+                    _ => d,
+                })
+            };
             let mut open = depth(line);
             while open > 0 && end + 1 < lines.len() {
                 end += 1;
@@ -454,11 +489,11 @@ pub fn parse_text(src: &str) -> Result<Program, Error> {
                 indent: text[..indent].to_string(),
                 trailing: text[indent + code.len()..].to_string(),
             };
-            let mut words = Vec::new();
+            words.clear();
             instr
                 .encode(&mut words)
                 .map_err(|e| validation(span, "dxbc-encode", e))?;
-            bytes = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            bytes = tokens::le_bytes(&words);
             parsed.push((program.items.len(), instr, line_text));
             i = end;
         }
@@ -491,11 +526,11 @@ pub fn parse_text(src: &str) -> Result<Program, Error> {
 /// Prints each instruction's dwords as hex on one line, in order.
 pub fn print_hex(program: &Program) -> Result<String, Error> {
     let mut out = String::new();
-    for words in item_words(program)? {
+    for_each_item_words(program, |words| {
         let line: Vec<String> = words.iter().map(|w| format!("{w:08x}")).collect();
         out.push_str(&line.join(" "));
         out.push('\n');
-    }
+    })?;
     Ok(out)
 }
 

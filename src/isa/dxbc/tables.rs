@@ -134,7 +134,8 @@ pub struct DimInfo {
 #[derive(Debug)]
 pub struct Tables {
     pub file: File,
-    pub ops: HashMap<u16, OpInfo>,
+    /// Opcode entries indexed by opcode number (looked up for every instruction).
+    pub ops: Vec<Option<OpInfo>>,
     pub by_name: HashMap<String, u16>,
     pub dims: Vec<DimInfo>,
 }
@@ -208,7 +209,9 @@ fn ir_dim(name: &str) -> Dim {
 impl Tables {
     fn build(file: File) -> Tables {
         let layouts: HashMap<u16, i8> = file.decl_layouts.iter().copied().collect();
-        let mut ops = HashMap::new();
+        let slots = file.opcodes.iter().map(|o| usize::from(o.0) + 1).max();
+        let mut ops: Vec<Option<OpInfo>> = Vec::new();
+        ops.resize_with(slots.unwrap_or(0), || None);
         let mut by_name = HashMap::new();
         for OpcodeRow(code, name, dst, src) in &file.opcodes {
             let layout = match layouts.get(code) {
@@ -217,16 +220,13 @@ impl Tables {
                 Some(n) => Layout::Decl(*n as u8),
             };
             by_name.insert(name.clone(), *code);
-            ops.insert(
-                *code,
-                OpInfo {
-                    name: name.clone(),
-                    dst_types: dst.bytes().collect(),
-                    src_types: src.bytes().collect(),
-                    layout,
-                    tex: None,
-                },
-            );
+            ops[usize::from(*code)] = Some(OpInfo {
+                name: name.clone(),
+                dst_types: dst.bytes().collect(),
+                src_types: src.bytes().collect(),
+                layout,
+                tex: None,
+            });
         }
         for t in &file.tex {
             let code = *by_name.get(&t.mnemonic).unwrap_or_else(|| {
@@ -238,7 +238,7 @@ impl Tables {
                 lod: lod_rule(&t.lod),
                 roles: t.operands.iter().map(|r| role(r)).collect(),
             };
-            if let Some(op) = ops.get_mut(&code) {
+            if let Some(op) = ops.get_mut(usize::from(code)).and_then(Option::as_mut) {
                 op.tex = Some(info);
             }
         }
@@ -263,7 +263,7 @@ impl Tables {
 
     /// The entry of `opcode`, when it is a known SM4/SM5 opcode.
     pub fn op(&self, opcode: u16) -> Option<&OpInfo> {
-        self.ops.get(&opcode)
+        self.ops.get(usize::from(opcode)).and_then(Option::as_ref)
     }
 
     /// The opcode spelled `name` (fxc spelling or a Wine alias).

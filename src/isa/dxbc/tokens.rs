@@ -535,6 +535,13 @@ impl Reader<'_> {
 
 /// Little-endian dwords of `bytes`, which must be a whole number of dwords.
 pub fn dwords(bytes: &[u8], base: usize) -> Result<Vec<u32>, DecodeError> {
+    let mut out = Vec::with_capacity(bytes.len() / 4);
+    extend_dwords(&mut out, bytes, base)?;
+    Ok(out)
+}
+
+/// Appends the little-endian dwords of `bytes` (a whole number of dwords) to `out`.
+pub fn extend_dwords(out: &mut Vec<u32>, bytes: &[u8], base: usize) -> Result<(), DecodeError> {
     if bytes.len() % 4 != 0 {
         return Err(DecodeError {
             offset: base + bytes.len() / 4 * 4,
@@ -544,10 +551,45 @@ pub fn dwords(bytes: &[u8], base: usize) -> Result<Vec<u32>, DecodeError> {
             ),
         });
     }
-    Ok(bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect())
+    out.extend(
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+    );
+    Ok(())
+}
+
+/// Appends `words` to `out` as little-endian bytes, reserving the room first (an
+/// iterator of per-dword arrays would grow `out` one push at a time).
+pub fn extend_le_bytes(out: &mut Vec<u8>, words: &[u32]) {
+    out.reserve(4 * words.len());
+    for w in words {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+}
+
+/// `words` as little-endian bytes.
+pub fn le_bytes(words: &[u32]) -> Vec<u8> {
+    let mut out = Vec::new();
+    extend_le_bytes(&mut out, words);
+    out
+}
+
+/// The length in dwords that the instruction at the start of the little-endian `bytes`
+/// claims: the opcode token's length field `[30:24]`, or for `customdata` the dword after
+/// it. `None` when `bytes` is too short to say.
+pub fn claimed_len(bytes: &[u8]) -> Option<usize> {
+    let word = |i: usize| {
+        bytes
+            .get(4 * i..4 * i + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let token = word(0)?;
+    if (token & 0x7ff) as u16 == OP_CUSTOMDATA {
+        word(1).map(|len| len as usize)
+    } else {
+        Some(((token >> 24) & 0x7f) as usize)
+    }
 }
 
 /// Decodes a program token stream (version, length, instructions); `base` is the byte offset
