@@ -77,22 +77,34 @@ fn a_built_container_walks_to_its_sampler_instructions() {
     let raw = |var, offset| Raw { var, offset };
     let s: Vec<_> = k.samplers.iter().collect();
     assert_eq!(s.len(), 3);
-    assert_eq!((s[0].opcode, s[0].subop, s[0].exec_size), (0x6d, 24, 16));
     assert_eq!(
-        (s[0].sampler, s[0].surface, s[0].channels),
+        (s[0].inst.opcode, s[0].inst.subop, s[0].inst.exec_size),
+        (0x6d, 24, 16)
+    );
+    assert_eq!(
+        (s[0].inst.sampler, s[0].inst.surface, s[0].inst.channels),
         (Some(0), 6, 0xf)
     );
-    assert_eq!(s[0].dst, Some(raw(57, 0)));
+    assert_eq!(s[0].dst(), Some(raw(57, 0)));
     assert_eq!(s[0].num_params, Some(3));
-    assert_eq!(s[0].params, [raw(53, 0)]);
+    assert_eq!(s[0].inst.params, [raw(53, 0)]);
     assert_eq!(s[0].dropped, 2);
     assert_eq!(s[0].offset, k.code_offset + 3);
-    assert_eq!((s[1].opcode, s[1].subop, s[1].emask), (0x70, 10, 8));
-    assert_eq!((s[1].dst, &s[1].params[..]), (None, &[raw(40, 0)][..]));
+    assert_eq!(
+        (s[1].inst.opcode, s[1].inst.subop, s[1].inst.emask),
+        (0x70, 10, 8)
+    );
+    assert_eq!(
+        (s[1].dst(), &s[1].inst.params[..]),
+        (None, &[raw(40, 0)][..])
+    );
     assert_eq!(s[1].dropped, 1);
-    assert_eq!((s[2].opcode, s[2].exec_size, s[2].channels), (0x4b, 8, 1));
-    assert_eq!(s[2].params, [raw(42, 0), raw(0, 0), raw(0, 0)]);
-    assert_eq!((s[2].dst, s[2].num_params, s[2].dropped), (None, None, 2));
+    assert_eq!(
+        (s[2].inst.opcode, s[2].inst.exec_size, s[2].inst.channels),
+        (0x4b, 8, 1)
+    );
+    assert_eq!(s[2].inst.params, [raw(42, 0), raw(0, 0), raw(0, 0)]);
+    assert_eq!((s[2].dst(), s[2].num_params, s[2].dropped), (None, None, 2));
     // Without label 1 in the table, the stream ends at the first `ret`.
     let k = &visa::decode_isa_container(&container(&kernel_code(), 1, 0))
         .unwrap()

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use crate::error::{DecodeError, Error};
 
 use super::binary::{self, decode_error, Reader};
-use super::inst::{AoffImm, Raw};
+use super::inst::{Raw, VisaInst};
 use super::tables;
 
 /// A whole `.isa` file.
@@ -41,33 +41,30 @@ pub struct IsaKernel {
     pub samplers: Vec<IsaSampler>,
 }
 
-/// A sampler instruction as IGC 12504 wrote it: the fields before the truncation, and what
-/// was kept of dst, NumParams and the parameters.
+/// A sampler instruction as IGC 12504 wrote it: its fields up to the writer's cut.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IsaSampler {
     /// File offset of the opcode byte.
     pub offset: usize,
     /// Bytes written.
     pub len: usize,
-    pub opcode: u8,
-    pub subop: u8,
-    pub modifiers: u16,
-    pub exec_size: u8,
-    pub emask: u8,
-    pub pred: u16,
-    pub channels: u8,
-    pub aoffimmi: Option<AoffImm>,
-    pub sampler: Option<u8>,
-    pub surface: u8,
-    /// The destination, `None` when the writer cut it.
-    pub dst: Option<Raw>,
+    /// The instruction as far as it was written: `params` holds only the parameters the writer
+    /// kept (for 0x70/0x4b the operands before dst), and `dst` is `%null.0` when it was cut.
+    pub inst: VisaInst,
+    /// Whether the writer kept the destination.
+    pub dst_kept: bool,
     /// NumParams (0x6d/0x6e/0x6f), `None` when the writer cut it (fewer than 2 parameters) or
     /// the opcode has no such field.
     pub num_params: Option<u8>,
-    /// The parameters the writer kept (for 0x70/0x4b the operands before dst), in order.
-    pub params: Vec<Raw>,
     /// How many trailing operand slots the writer dropped (k).
     pub dropped: usize,
+}
+
+impl IsaSampler {
+    /// The destination, `None` when the writer cut it.
+    pub fn dst(&self) -> Option<Raw> {
+        self.dst_kept.then_some(self.inst.dst)
+    }
 }
 
 /// `mappings/visa_isa.toml`.
@@ -520,7 +517,7 @@ fn sampler_fields(
             _ => full.push(n.unwrap_or(0) as u8),
         }
     }
-    let (inst, _, _) = binary::decode_inst(&full, 0).map_err(|e| match e {
+    let (mut inst, _, _) = binary::decode_inst(&full, 0).map_err(|e| match e {
         Error::Decode(d) => Error::Decode(DecodeError {
             offset: at + d.offset.min(r.pos - at),
             reason: d.reason,
@@ -531,36 +528,29 @@ fn sampler_fields(
         .iter()
         .filter(|s| **s == SlotEncoding::Raw)
         .count();
-    let (dst, params, num_params) = match n {
+    let (dst_kept, params_kept, num_params) = match n {
         // dst · numParams · params
         Some(n) => {
             let num_params = (slots.len() - 1 - n < kept).then_some(n as u8);
-            let params = inst.params[..kept_raws.saturating_sub(1)].to_vec();
-            ((kept_raws >= 1).then_some(inst.dst), params, num_params)
+            (kept_raws >= 1, kept_raws.saturating_sub(1), num_params)
         }
         // params · dst
-        None => {
-            let p = kept_raws.min(inst.params.len());
-            let dst = (kept_raws > inst.params.len()).then_some(inst.dst);
-            (dst, inst.params[..p].to_vec(), None)
-        }
+        None => (
+            kept_raws > inst.params.len(),
+            kept_raws.min(inst.params.len()),
+            None,
+        ),
     };
+    inst.params.truncate(params_kept);
+    if !dst_kept {
+        inst.dst = Raw::default();
+    }
     Ok(IsaSampler {
         offset: at,
         len: r.pos - at,
-        opcode: inst.opcode,
-        subop: inst.subop,
-        modifiers: inst.modifiers,
-        exec_size: inst.exec_size,
-        emask: inst.emask,
-        pred: inst.pred,
-        channels: inst.channels,
-        aoffimmi: inst.aoffimmi,
-        sampler: inst.sampler,
-        surface: inst.surface,
-        dst,
+        inst,
+        dst_kept,
         num_params,
-        params,
         dropped: k,
     })
 }
