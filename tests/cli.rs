@@ -224,9 +224,9 @@ fn explain_prints_the_ir() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let ir = stdout(&o);
-    assert!(ir.starts_with("sample 2d lod=R8 tex=#110"), "{ir}");
+    assert!(ir.starts_with("sample 2d lod=r8.0 tex=#110"), "{ir}");
     assert!(
-        ir.contains("offset=packed(R9)") && ir.contains("ref=R10"),
+        ir.contains("offset=packed(r9.0)") && ir.contains("ref=r10.0"),
         "{ir}"
     );
 }

@@ -42,7 +42,7 @@ fn bare_token_streams_reencode_and_are_detected() {
     for (name, bytes) in blobs(&dir).iter().take(40) {
         let program = dxbc::decode_binary(bytes).unwrap();
         let mut bare = program.clone();
-        bare.dxbc.as_mut().unwrap().container = None;
+        bare.state.get_mut::<dxbc::DxbcModule>().unwrap().container = None;
         let stream = dxbc::encode_binary(&bare).unwrap();
         assert!(dxbc::looks_binary(&stream), "{name}");
         let again = dxbc::decode_binary(&stream).unwrap();

@@ -40,14 +40,14 @@ fn edited_blob(corpus: &Path) -> Vec<u8> {
         .unwrap();
     assert_eq!(
         tex.coord,
-        vec![reg(RegFile::DxTemp, 0, 0), reg(RegFile::DxTemp, 0, 1)]
+        vec![reg(RegFile::Temp, 0, 0), reg(RegFile::Temp, 0, 1)]
     );
     tex.offset = Offset::Imm([1, -2, 0]);
-    tex.coord = vec![reg(RegFile::DxTemp, 0, 1), reg(RegFile::DxTemp, 0, 0)];
+    tex.coord = vec![reg(RegFile::Temp, 0, 1), reg(RegFile::Temp, 0, 0)];
     // Red to o0.w, green to o0.y; blue and alpha no longer written.
     tex.dst = [
-        Some(reg(RegFile::DxOutput, 0, 3)),
-        Some(reg(RegFile::DxOutput, 0, 1)),
+        Some(reg(RegFile::Output, 0, 3)),
+        Some(reg(RegFile::Output, 0, 1)),
         None,
         None,
     ];
@@ -401,7 +401,11 @@ fn edit_blob(name: &str, bytes: &[u8], tally: &mut Tally) -> Option<Edited> {
     let listing = dxbc::print_text(&program).unwrap();
     let printed = tex_lines(&listing).unwrap();
     let decls = declarations(&listing);
-    let version = program.dxbc.as_ref().and_then(|m| m.version).unwrap_or(0);
+    let version = program
+        .state
+        .get::<dxbc::DxbcModule>()
+        .and_then(|m| m.version)
+        .unwrap_or(0);
     let at: Vec<usize> = (0..program.items.len())
         .filter(|&i| tex(&program.items[i]).is_some())
         .collect();
@@ -410,7 +414,7 @@ fn edit_blob(name: &str, bytes: &[u8], tally: &mut Tally) -> Option<Edited> {
     // texture instruction: each edit is tried in a program of those and the instruction.
     let mut probe = program.clone();
     probe.items.truncate(at.first().copied().unwrap_or(0));
-    if let Some(m) = probe.dxbc.as_mut() {
+    if let Some(m) = probe.state.get_mut::<dxbc::DxbcModule>() {
         m.container = None;
     }
     let mut edited = Vec::new();
@@ -481,7 +485,7 @@ fn edit_corpus(corpus: &Path) -> (Vec<Edited>, Tally) {
 /// The IR fields of a texture instruction, without the tokens it was decoded from.
 fn ir_fields(t: &TexInstr) -> TexInstr {
     TexInstr {
-        origin: Origin::Synthetic,
+        origin: Origin::SYNTHETIC,
         ..t.clone()
     }
 }

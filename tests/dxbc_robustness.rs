@@ -192,7 +192,7 @@ fn corpus_cut_and_corrupted() {
             failures.push(format!("{name}: does not decode"));
             continue;
         };
-        p.dxbc.as_mut().unwrap().container = None;
+        p.state.get_mut::<dxbc::DxbcModule>().unwrap().container = None;
         let stream = dxbc::encode_binary(&p).unwrap();
         for input in [&stream, bytes] {
             let step = (input.len() / 16).max(1);

@@ -199,15 +199,15 @@ fn edit_errors() {
         &mut p,
     );
     edit(
-        &|t| t.coord = vec![r(RegFile::DxTemp, 0, 0), r(RegFile::DxTemp, 1, 1)],
+        &|t| t.coord = vec![r(RegFile::Temp, 0, 0), r(RegFile::Temp, 1, 1)],
         "coordinates from two registers",
         &mut p,
     );
     edit(
         &|t| {
             t.dst = [
-                Some(r(RegFile::DxTemp, 0, 0)),
-                Some(r(RegFile::DxTemp, 1, 1)),
+                Some(r(RegFile::Temp, 0, 0)),
+                Some(r(RegFile::Temp, 1, 1)),
                 None,
                 None,
             ]
@@ -222,7 +222,7 @@ fn edit_errors() {
         &mut p,
     );
     edit(
-        &|t| t.coord = vec![r(RegFile::DxOther(8), 0, 0), r(RegFile::DxOther(8), 0, 1)],
+        &|t| t.coord = vec![r(RegFile::Other(8), 0, 0), r(RegFile::Other(8), 0, 1)],
         "constant-buffer coordinates",
         &mut p,
     );
@@ -232,7 +232,7 @@ fn edit_errors() {
         .iter_mut()
         .find(|i| matches!(i, Item::Tex(_)))
     {
-        t.origin = texlate::ir::Origin::Synthetic;
+        t.origin = texlate::ir::Origin::SYNTHETIC;
     }
     out.push(format!(
         "synthetic: {}",

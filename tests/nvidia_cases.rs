@@ -117,7 +117,7 @@ fn editing_a_listing_reencodes_it() {
     };
     // TXQ.T R4, R4 ...: move the destination to R8.
     t.dst[0] = Some(Scalar::Reg(Reg {
-        file: RegFile::NvGpr,
+        file: RegFile::Temp,
         index: 8,
         sub: 0,
     }));
@@ -235,7 +235,7 @@ fn errors() {
     };
     let r = |i| {
         Scalar::Reg(Reg {
-            file: RegFile::NvGpr,
+            file: RegFile::Temp,
             index: i,
             sub: 0,
         })

@@ -68,14 +68,14 @@ fn errors() {
     add("hex of a 5-byte opaque item", err_of(print_hex(&p)));
     // A cubin whose section end overflows `usize` (a program built through the API).
     let mut p = Program::new(Isa::Nvidia);
-    p.nvidia = Some(Box::new(NvidiaContainer::Cubin {
+    p.state = texlate::ir::Origin::new(NvidiaContainer::Cubin {
         file: vec![0; 64],
         sections: vec![TextSection {
             name: ".text.k".into(),
             offset: usize::MAX - 7,
             size: 0,
         }],
-    }));
+    });
     add("cubin section past usize::MAX", err_of(encode_binary(&p)));
     // Control-word slots outside 1..=3 (a shift past 63 bits in debug builds).
     for slot in [0, 4, usize::MAX] {

@@ -192,7 +192,7 @@ fn igc_isa_containers_walk_to_the_visaasm_sampler_instructions() {
             one.variables = p.variables.clone();
             one.samplers = p.samplers.clone();
             one.resources = p.resources.clone();
-            one.visa = p.visa.clone();
+            one.state = p.state.clone();
             one.items.push(Item::Tex(Box::new(t.clone())));
             let bytes = visa::encode_binary(&one).unwrap();
             let (full, end) = visa::decode_instruction(&bytes, 0).unwrap();

@@ -395,9 +395,9 @@ fn ir_without_a_visa_form() {
             }
         }),
         ("ir_min_lod", |t| t.min_lod = Some(Scalar::Zero)),
-        ("ir_nvidia_register", |t| {
+        ("ir_predicate_register", |t| {
             t.coord[0] = Scalar::Reg(Reg {
-                file: RegFile::NvGpr,
+                file: RegFile::Predicate,
                 index: 4,
                 sub: 0,
             })

@@ -103,7 +103,7 @@ fn binary_decodes_to_igc_names() {
 
 fn reg(index: u32, sub: u32) -> Scalar {
     Scalar::Reg(Reg {
-        file: RegFile::VisaGeneral,
+        file: RegFile::Temp,
         index,
         sub,
     })
@@ -128,7 +128,7 @@ fn an_edited_instruction_prints_canonically_in_its_line() {
 
 #[test]
 fn a_built_instruction_prints_in_igc_layout() {
-    let mut t = TexInstr::new(TexOp::Sample, ResRef::Binding(6), Origin::Synthetic);
+    let mut t = TexInstr::new(TexOp::Sample, ResRef::Binding(6), Origin::SYNTHETIC);
     t.sampler = Some(ResRef::Binding(0));
     t.lod = Lod::Level(reg(60, 0));
     t.coord = vec![reg(58, 0), reg(58, 64)];

@@ -19,20 +19,19 @@ impl Display for Scalar {
 }
 
 impl Display for Reg {
+    /// ISA-neutral: `r5.1` (a `Temp` register, index 5, sub 1), `v`, `o`, `x`, `cb`, `icb`,
+    /// `p` for the other files.
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        const XYZW: [char; 4] = ['x', 'y', 'z', 'w'];
-        let comp = XYZW.get(self.sub as usize).copied().unwrap_or('?');
+        let (i, s) = (self.index, self.sub);
         match self.file {
-            RegFile::VisaGeneral => write!(f, "V{}.{}", self.index, self.sub),
-            RegFile::DxTemp => write!(f, "r{}.{comp}", self.index),
-            RegFile::DxInput => write!(f, "v{}.{comp}", self.index),
-            RegFile::DxOutput => write!(f, "o{}.{comp}", self.index),
-            RegFile::DxIndexableTemp => write!(f, "x{}.{comp}", self.index),
-            RegFile::DxConstantBuffer => write!(f, "cb{}.{comp}", self.index),
-            RegFile::DxImmConstantBuffer => write!(f, "icb[{}].{comp}", self.index),
-            RegFile::DxOther(ty) => write!(f, "dx{ty}:{}.{comp}", self.index),
-            RegFile::NvGpr => write!(f, "R{}", self.index),
-            RegFile::NvPred => write!(f, "P{}", self.index),
+            RegFile::Temp => write!(f, "r{i}.{s}"),
+            RegFile::Input => write!(f, "v{i}.{s}"),
+            RegFile::Output => write!(f, "o{i}.{s}"),
+            RegFile::IndexableTemp => write!(f, "x{i}.{s}"),
+            RegFile::ConstantBuffer => write!(f, "cb{i}.{s}"),
+            RegFile::ImmConstantBuffer => write!(f, "icb{i}.{s}"),
+            RegFile::Predicate => write!(f, "p{i}"),
+            RegFile::Other(ty) => write!(f, "other{ty}:{i}.{s}"),
         }
     }
 }

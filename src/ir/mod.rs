@@ -11,6 +11,8 @@
 
 mod display;
 
+use std::fmt;
+
 use indexmap::IndexMap;
 
 pub use display::display_program;
@@ -137,31 +139,31 @@ pub enum Offset {
     PerTexel(Vec<Scalar>),
 }
 
-/// A register file. The `index` and `sub` of a [`Reg`] are interpreted per file.
+/// A register file, named for its role rather than for any ISA. What `index` and `sub`
+/// count is the register model of the program's ISA ([`Program::isa`]): a DX register
+/// component (`r1.y` = `Temp` 1, sub 1), an NVIDIA register (`R5` = `Temp` 5, sub 0), a vISA
+/// variable and byte offset (`V57.64` = `Temp` 57, sub 64). Translation moves every
+/// register into the target's model (the register map, `passes::map_regs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RegFile {
-    /// vISA general variable; `index` is the variable number (0 = `%null`, 1..31
-    /// predefined, 32.. user variables in declaration order), `sub` the byte offset.
-    VisaGeneral,
-    /// DX temporary `r#`; `sub` is the component (0..3).
-    DxTemp,
-    /// DX input `v#`.
-    DxInput,
-    /// DX output `o#`.
-    DxOutput,
-    /// DX indexable temporary `x#[i]`.
-    DxIndexableTemp,
-    /// DX constant buffer `cb#[i]`.
-    DxConstantBuffer,
-    /// DX immediate constant buffer `icb[i]`.
-    DxImmConstantBuffer,
-    /// Any other DX operand type; `index` is the register number. The full operand is kept in
-    /// the instruction's [`Origin`].
-    DxOther(u8),
-    /// NVIDIA general register `R#` (0..254); `R255` is spelled `RZ` and reads as zero.
-    NvGpr,
-    /// NVIDIA predicate register `P#` (0..6); the sparse-status destination of a texture op.
-    NvPred,
+    /// General-purpose registers: vISA general variables (index = variable number, 0 =
+    /// `%null`, 1..31 predefined), DX temporaries `r#`, NVIDIA `R#` (0..254).
+    Temp,
+    /// Shader inputs (DX `v#`).
+    Input,
+    /// Shader outputs (DX `o#`).
+    Output,
+    /// Indexable temporaries (DX `x#[i]`).
+    IndexableTemp,
+    /// Constant buffer elements (DX `cb#[i]`).
+    ConstantBuffer,
+    /// The immediate constant buffer (DX `icb[i]`).
+    ImmConstantBuffer,
+    /// Predicate registers (NVIDIA `P#`, the sparse-status destination of a texture op).
+    Predicate,
+    /// Any other operand type the ISA has; the value is the ISA's own type code, and the
+    /// full operand is kept in the instruction's [`Origin`].
+    Other(u8),
 }
 
 /// One register component.
@@ -277,6 +279,10 @@ pub struct TexInstr {
     pub coord_type: Option<ScalarType>,
     /// Element type of the result.
     pub result_type: Option<ScalarType>,
+    /// SIMD lanes and mask, when the source ISA has them.
+    pub exec: Option<Exec>,
+    /// Where the instruction was read: line and column for text, byte offset for binaries.
+    pub span: Span,
     /// Source-ISA spelling and extras needed for an exact round trip.
     pub origin: Origin,
 }
@@ -303,6 +309,8 @@ impl TexInstr {
             flags: Flags::default(),
             coord_type: None,
             result_type: None,
+            exec: None,
+            span: Span::default(),
             origin,
         }
     }
@@ -317,17 +325,99 @@ impl TexInstr {
     }
 }
 
-/// Where an instruction came from, with what only that ISA carries.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Origin {
-    /// Built by a pass or by library code, not decoded.
-    Synthetic,
-    /// Read from Intel vISA: exec size and mask, spelling and layout, parameter count.
-    Visa(Box<crate::isa::visa::VisaExtras>),
-    /// Decoded from NVIDIA SASS: the form, phase and raw fields the IR does not model.
-    Nvidia(Box<crate::isa::nvidia::NvidiaExtras>),
-    /// Decoded from DXBC: the exact tokens and text spelling (see `isa::dxbc::DxbcExtras`).
-    Dxbc(Box<crate::isa::dxbc::DxbcExtras>),
+/// What only one ISA carries about an instruction or a program, kept for exact identity
+/// round trips and provenance. The IR never looks inside: the codec that made it downcasts
+/// it ([`Origin::get`]); every other codec and every pass ignores it, as naga keeps backend
+/// knowledge out of its IR. `Origin::default()` is "built by a pass or by library code".
+#[derive(Default)]
+pub struct Origin(Option<Box<dyn CodecData>>);
+
+/// Data a codec attaches to an [`Origin`]: any `Clone + PartialEq + Debug` type of its own.
+pub trait CodecData: std::any::Any + fmt::Debug + Send + Sync {
+    #[doc(hidden)]
+    fn clone_box(&self) -> Box<dyn CodecData>;
+    #[doc(hidden)]
+    fn eq_dyn(&self, other: &dyn CodecData) -> bool;
+    #[doc(hidden)]
+    fn as_any(&self) -> &dyn std::any::Any;
+    #[doc(hidden)]
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+}
+
+impl<T: std::any::Any + Clone + PartialEq + fmt::Debug + Send + Sync> CodecData for T {
+    fn clone_box(&self) -> Box<dyn CodecData> {
+        Box::new(self.clone())
+    }
+    fn eq_dyn(&self, other: &dyn CodecData) -> bool {
+        other.as_any().downcast_ref::<T>() == Some(self)
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+impl Origin {
+    /// Nothing ISA-specific: built by a pass or by library code, not decoded.
+    pub const SYNTHETIC: Origin = Origin(None);
+
+    /// An origin holding a codec's own data.
+    pub fn new<T: CodecData>(data: T) -> Self {
+        Origin(Some(Box::new(data)))
+    }
+
+    /// The codec data, if it is a `T`.
+    pub fn get<T: CodecData>(&self) -> Option<&T> {
+        self.0.as_deref()?.as_any().downcast_ref()
+    }
+
+    /// The codec data, mutably, if it is a `T`.
+    pub fn get_mut<T: CodecData>(&mut self) -> Option<&mut T> {
+        self.0.as_deref_mut()?.as_any_mut().downcast_mut()
+    }
+
+    /// Whether nothing ISA-specific is attached.
+    pub fn is_synthetic(&self) -> bool {
+        self.0.is_none()
+    }
+}
+
+impl Clone for Origin {
+    fn clone(&self) -> Self {
+        Origin(self.0.as_ref().map(|d| d.clone_box()))
+    }
+}
+
+impl PartialEq for Origin {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (None, None) => true,
+            (Some(a), Some(b)) => a.eq_dyn(&**b),
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Debug for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            None => f.write_str("Synthetic"),
+            Some(d) => d.fmt(f),
+        }
+    }
+}
+
+/// SIMD execution of an instruction on a SIMD ISA (vISA): how many lanes, and which.
+/// Per-lane ISAs (DX, NVIDIA) have none; translating to them drops it with a note.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Exec {
+    /// Lanes: 8 or 16 (vISA `Exec_size`).
+    pub size: u8,
+    /// Execution mask: which group of lanes (`M1` = 0 .. `M8` = 7) and, bit 3, `_NM`
+    /// (no mask: every lane runs whatever the dispatch mask).
+    pub mask: u8,
 }
 
 /// A location in the input: byte offset for binaries, line and column for text.
@@ -393,12 +483,9 @@ pub struct Program {
     pub samplers: IndexMap<u32, SamplerDecl>,
     /// Variables by name, in declaration order.
     pub variables: IndexMap<String, Variable>,
-    /// vISA program state: line endings, predicate declarations, checks (vISA input only).
-    pub visa: Option<Box<crate::isa::visa::VisaProgram>>,
-    /// What an NVIDIA input was (listing, raw stream, cubin), for an exact round trip.
-    pub nvidia: Option<Box<crate::isa::nvidia::NvidiaContainer>>,
-    /// DXBC program state: version token, container chunks, listing layout.
-    pub dxbc: Option<Box<crate::isa::dxbc::DxbcModule>>,
+    /// What the source ISA keeps about the whole program (line endings, container, version
+    /// token ...): opaque to the IR, read back by the codec that made it.
+    pub state: Origin,
 }
 
 impl Program {
@@ -410,9 +497,7 @@ impl Program {
             resources: IndexMap::new(),
             samplers: IndexMap::new(),
             variables: IndexMap::new(),
-            visa: None,
-            nvidia: None,
-            dxbc: None,
+            state: Origin::SYNTHETIC,
         }
     }
 

@@ -88,13 +88,13 @@ impl Decls {
 }
 
 /// The IR register file of a DX operand type; `None` for files a scalar cannot name
-/// exactly (their scalars use [`RegFile::DxOther`] and the exact operand stays in the
+/// exactly (their scalars use [`RegFile::Other`] and the exact operand stays in the
 /// instruction's extras).
 pub fn simple_file(ty: u8) -> Option<RegFile> {
     match ty {
-        0 => Some(RegFile::DxTemp),
-        1 => Some(RegFile::DxInput),
-        2 => Some(RegFile::DxOutput),
+        0 => Some(RegFile::Temp),
+        1 => Some(RegFile::Input),
+        2 => Some(RegFile::Output),
         _ => None,
     }
 }
@@ -124,7 +124,7 @@ pub fn scalar(op: &Operand, lane: usize, ty: ScalarType) -> Scalar {
             let simple = op.indices.len() == 1 && op.indices[0].rel.is_none() && op.modifier() == 0;
             let file = match simple_file(op.ty) {
                 Some(f) if simple => f,
-                _ => RegFile::DxOther(op.ty),
+                _ => RegFile::Other(op.ty),
             };
             let index = op
                 .indices
@@ -298,10 +298,10 @@ pub fn lift(instr: &Instruction, decls: &Decls) -> Option<TexInstr> {
     let mut ir = TexInstr::new(
         op,
         res_ref(res),
-        crate::ir::Origin::Dxbc(Box::new(DxbcExtras {
+        crate::ir::Origin::new(DxbcExtras {
             instr: instr.clone(),
             text: None,
-        })),
+        }),
     );
     ir.dim = dimension(instr, res, decls);
     ir.sampler = role(Role::Sampler).map(res_ref);

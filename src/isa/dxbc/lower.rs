@@ -464,7 +464,7 @@ fn first_reg(s: &Scalar) -> crate::ir::Reg {
     match s {
         Scalar::Reg(r) => *r,
         _ => crate::ir::Reg {
-            file: RegFile::DxTemp,
+            file: RegFile::Temp,
             index: 0,
             sub: 0,
         },

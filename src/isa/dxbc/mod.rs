@@ -21,7 +21,7 @@ mod tables;
 
 use crate::error::Location;
 use crate::error::{DecodeError, Error, ValidationError};
-use crate::ir::{Isa, Item, Opaque, Origin, Program, Span, TexInstr};
+use crate::ir::{Isa, Item, Opaque, Program, Span, TexInstr};
 
 use lift::Decls;
 
@@ -140,11 +140,11 @@ fn build_program(
         }
     }
     record_declarations(&mut program, &decls);
-    program.dxbc = Some(Box::new(DxbcModule {
+    program.state = crate::ir::Origin::new(DxbcModule {
         version: Some(tp.version),
         container,
         listing: None,
-    }));
+    });
     program
 }
 
@@ -195,7 +195,7 @@ fn for_each_item_words(program: &Program, mut each: impl FnMut(&[u32])) -> Resul
 
 /// Encodes the program as a container (when it came in one) or a bare token stream.
 pub fn encode_binary(program: &Program) -> Result<Vec<u8>, Error> {
-    let module = program.dxbc.as_deref();
+    let module = program.state.get::<DxbcModule>();
     let version = module.and_then(|m| m.version).ok_or_else(|| {
         validation(
             Span::default(),
@@ -246,7 +246,7 @@ pub fn decode_hex(words: &[&str]) -> Result<Program, Error> {
         None,
     ))
     .map(|mut p| {
-        if let Some(m) = p.dxbc.as_mut() {
+        if let Some(m) = p.state.get_mut::<DxbcModule>() {
             m.version = None;
         }
         p
@@ -270,7 +270,7 @@ fn opaque_instruction(o: &Opaque) -> Result<Instruction, Error> {
 /// (a decoded binary), or every line of the listing it was parsed from.
 pub fn print_text(program: &Program) -> Result<String, Error> {
     let mut out = String::new();
-    let module = program.dxbc.as_deref();
+    let module = program.state.get::<DxbcModule>();
     let listing = module.and_then(|m| m.listing);
     if let (Some(v), None) = (module.and_then(|m| m.version), listing) {
         out.push_str(&disasm::profile(v));
@@ -314,10 +314,7 @@ pub fn print_text(program: &Program) -> Result<String, Error> {
 
 /// The DXBC extras of a texture instruction, when it came from DXBC.
 fn extras(t: &TexInstr) -> Option<&DxbcExtras> {
-    match &t.origin {
-        Origin::Dxbc(x) => Some(x),
-        _ => None,
-    }
+    t.origin.get::<DxbcExtras>()
 }
 
 /// Lowers one texture instruction against the program's declarations.
@@ -508,18 +505,18 @@ pub fn parse_text(src: &str) -> Result<Program, Error> {
     // Texture instructions lift once every declaration is known.
     for (at, instr, line_text) in parsed {
         if let Some(mut tex) = lift::lift(&instr, &decls) {
-            if let Origin::Dxbc(x) = &mut tex.origin {
+            if let Some(x) = tex.origin.get_mut::<DxbcExtras>() {
                 x.text = Some(line_text);
             }
             program.items[at] = Item::Tex(Box::new(tex));
         }
     }
     record_declarations(&mut program, &decls);
-    program.dxbc = Some(Box::new(DxbcModule {
+    program.state = crate::ir::Origin::new(DxbcModule {
         version,
         container: None,
         listing: Some(Listing { final_newline }),
-    }));
+    });
     Ok(program)
 }
 

@@ -92,7 +92,7 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Program, Error> {
     let mut program = Program::new(Isa::Nvidia);
     if !bytes.starts_with(b"\x7fELF") {
         decode_stream(bytes, 0, &mut program.items)?;
-        program.nvidia = Some(Box::new(NvidiaContainer::Stream));
+        program.state = crate::ir::Origin::new(NvidiaContainer::Stream);
         return Ok(program);
     }
     let elf_error = |e: object::Error| DecodeError {
@@ -118,10 +118,10 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Program, Error> {
             size,
         });
     }
-    program.nvidia = Some(Box::new(NvidiaContainer::Cubin {
+    program.state = crate::ir::Origin::new(NvidiaContainer::Cubin {
         file: bytes.to_vec(),
         sections,
-    }));
+    });
     Ok(program)
 }
 
@@ -275,7 +275,7 @@ fn bundle(p: &Program) -> Result<Vec<u64>, Error> {
 }
 
 fn has_words(p: &Program) -> bool {
-    match p.nvidia.as_deref() {
+    match p.state.get::<NvidiaContainer>() {
         Some(NvidiaContainer::Stream | NvidiaContainer::Cubin { .. }) => true,
         Some(NvidiaContainer::Listing { .. }) => p.items.iter().any(|i| match i {
             Item::Opaque(o) => o.text.as_deref().and_then(hex_comment).is_some(),
@@ -288,7 +288,7 @@ fn has_words(p: &Program) -> bool {
 }
 
 fn segments(p: &Program, total: usize) -> Vec<usize> {
-    match p.nvidia.as_deref() {
+    match p.state.get::<NvidiaContainer>() {
         Some(NvidiaContainer::Cubin { sections, .. }) => {
             sections.iter().map(|s| s.size / WORD_BYTES).collect()
         }
@@ -311,7 +311,7 @@ fn stream(p: &Program) -> Result<Vec<u64>, Error> {
 /// Encodes a program (see the module doc).
 pub(super) fn encode(p: &Program) -> Result<Vec<u8>, Error> {
     let words = stream(p)?;
-    if let Some(NvidiaContainer::Cubin { file, sections }) = p.nvidia.as_deref() {
+    if let Some(NvidiaContainer::Cubin { file, sections }) = p.state.get::<NvidiaContainer>() {
         let want: usize = sections.iter().map(|s| s.size / WORD_BYTES).sum();
         if want != words.len() {
             return Err(Error::Unsupported(Unsupported::new(

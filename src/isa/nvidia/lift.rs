@@ -12,7 +12,7 @@ use super::table::{table, OpClass};
 use super::NvidiaExtras;
 use crate::ir::{
     Dim, Dimension, Flags, Lod, Offset, Origin, Pred, Reg, RegFile, ResRef, Scalar, ScalarType,
-    TexInstr, TexOp,
+    Span, TexInstr, TexOp,
 };
 
 /// The register `R<index>` or, for RZ, zero.
@@ -21,7 +21,7 @@ pub fn gpr(index: u16) -> Scalar {
         Scalar::Zero
     } else {
         Scalar::Reg(Reg {
-            file: RegFile::NvGpr,
+            file: RegFile::Temp,
             index: index.into(),
             sub: 0,
         })
@@ -95,7 +95,7 @@ pub fn dimension(code: u8, ms: bool) -> Dimension {
 }
 
 /// Lifts `inst`. `extras` carries what the caller already knows (listing layout, span).
-pub fn lift(inst: &NvInst, mut extras: NvidiaExtras) -> Result<TexInstr, FieldError> {
+pub fn lift(inst: &NvInst, mut extras: NvidiaExtras, span: Span) -> Result<TexInstr, FieldError> {
     let t = table();
     let (ra_params, rb_params) = params(inst).ok_or_else(|| FieldError {
         field: "target",
@@ -117,7 +117,7 @@ pub fn lift(inst: &NvInst, mut extras: NvidiaExtras) -> Result<TexInstr, FieldEr
         Some(h) => ResRef::Handle(h),
         None => ResRef::Binding(inst.tid.into()),
     };
-    let mut ti = TexInstr::new(tex_op(inst), texture, Origin::Synthetic);
+    let mut ti = TexInstr::new(tex_op(inst), texture, Origin::SYNTHETIC);
     ti.dim = if inst.op == OpClass::TXQ {
         Dimension::Deferred
     } else {
@@ -182,7 +182,7 @@ pub fn lift(inst: &NvInst, mut extras: NvidiaExtras) -> Result<TexInstr, FieldEr
     if inst.sparse != t.sparse_none {
         ti.flags.residency = true;
         ti.status_dst = Some(Scalar::Reg(Reg {
-            file: RegFile::NvPred,
+            file: RegFile::Predicate,
             index: inst.sparse.into(),
             sub: 0,
         }));
@@ -208,6 +208,7 @@ pub fn lift(inst: &NvInst, mut extras: NvidiaExtras) -> Result<TexInstr, FieldEr
     extras.query = inst.query;
     extras.phase = inst.phase;
     extras.raw = inst.raw;
-    ti.origin = Origin::Nvidia(Box::new(extras));
+    ti.span = span;
+    ti.origin = Origin::new(extras);
     Ok(ti)
 }

@@ -199,13 +199,14 @@ pub(super) fn parse(src: &str) -> Result<Program, Error> {
                         .map_or(0, |f| f.free_bits());
             }
         }
-        let mut extras = NvidiaExtras::at(Span {
+        let mut extras = NvidiaExtras::empty();
+        extras.listing = Some(tl.layout);
+        let at = Span {
             offset: 0,
             line: line_no,
             column,
-        });
-        extras.listing = Some(tl.layout);
-        let ti = lift::lift(&inst, extras).map_err(|e| ParseError {
+        };
+        let ti = lift::lift(&inst, extras, at).map_err(|e| ParseError {
             line: line_no,
             column,
             token: tl.text.to_string(),
@@ -214,10 +215,10 @@ pub(super) fn parse(src: &str) -> Result<Program, Error> {
         program.items.push(Item::Tex(Box::new(ti)));
         i += 1;
     }
-    program.nvidia = Some(Box::new(NvidiaContainer::Listing {
+    program.state = crate::ir::Origin::new(NvidiaContainer::Listing {
         crlf,
         final_newline,
-    }));
+    });
     Ok(program)
 }
 
@@ -254,7 +255,7 @@ fn tex_lines(text: &str, word: u64, layout: &ListingLine) -> String {
 /// listing (one line per word, with addresses and encodings) or, for single instructions,
 /// one instruction per line.
 pub(super) fn print(p: &Program) -> Result<String, Error> {
-    match p.nvidia.as_deref() {
+    match p.state.get::<NvidiaContainer>() {
         Some(NvidiaContainer::Listing {
             crlf,
             final_newline,
@@ -376,7 +377,7 @@ fn print_listing(p: &Program, crlf: bool, final_newline: bool) -> Result<String,
 /// comments, texture instructions as text, other instructions as their encoding.
 fn print_stream(p: &Program) -> Result<String, Error> {
     const LEAD_GAP: usize = 19;
-    let sections: Vec<(String, usize)> = match p.nvidia.as_deref() {
+    let sections: Vec<(String, usize)> = match p.state.get::<NvidiaContainer>() {
         Some(NvidiaContainer::Cubin { sections, .. }) => sections
             .iter()
             .map(|s| (s.name.clone(), s.size / control::WORD_BYTES))

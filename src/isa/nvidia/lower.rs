@@ -11,9 +11,7 @@ use super::packing::{dst_layout, is_arrayed, params, short_target, Param};
 use super::table::{code_of, table, OpClass};
 use super::NvidiaExtras;
 use crate::error::{Error, Location, Unsupported, ValidationError};
-use crate::ir::{
-    Dim, Dimension, Isa, Lod, Offset, Origin, RegFile, ResRef, Scalar, TexInstr, TexOp,
-};
+use crate::ir::{Dim, Dimension, Isa, Lod, Offset, RegFile, ResRef, Scalar, TexInstr, TexOp};
 
 /// A lowering failure: which rule, and why.
 struct Refusal {
@@ -72,12 +70,9 @@ fn form_fits_op(form: OpClass, t: &TexInstr) -> bool {
 
 /// Lowers one instruction.
 pub fn lower(t: &TexInstr) -> Result<NvInst, Error> {
-    let extras = match &t.origin {
-        Origin::Nvidia(x) => Some(&**x),
-        _ => None,
-    };
-    let location = extras.map_or(Location::Binary { offset: 0 }, |x| {
-        Location::from_span(x.span, x.listing.is_some() || x.span.line > 0)
+    let extras = t.origin.get::<NvidiaExtras>();
+    let location = extras.map_or(Location::from_span(t.span, t.span.line > 0), |x| {
+        Location::from_span(t.span, x.listing.is_some() || t.span.line > 0)
     });
     let fail = |r: Refusal| {
         Error::Validation(ValidationError {
@@ -207,7 +202,7 @@ fn lower_as(t: &TexInstr, op: OpClass, extras: Option<&NvidiaExtras>) -> Result<
     }
     if t.flags.residency {
         match t.status_dst {
-            Some(Scalar::Reg(r)) if r.file == RegFile::NvPred && r.index < 7 => {
+            Some(Scalar::Reg(r)) if r.file == RegFile::Predicate && r.index < 7 => {
                 inst.sparse = r.index as u8
             }
             _ => return refuse("residency", "the sparse status goes to a predicate P0..P6"),
@@ -399,7 +394,7 @@ fn base_register(vals: &[Scalar], operand: &str) -> Result<Option<u8>, Refusal> 
         return Ok(Some(RZ));
     }
     let base = match first {
-        Scalar::Reg(r) if r.file == RegFile::NvGpr && r.index < u32::from(RZ) && r.sub == 0 => {
+        Scalar::Reg(r) if r.file == RegFile::Temp && r.index < u32::from(RZ) && r.sub == 0 => {
             r.index
         }
         other => {
@@ -410,7 +405,7 @@ fn base_register(vals: &[Scalar], operand: &str) -> Result<Option<u8>, Refusal> 
         }
     };
     for (i, s) in vals.iter().enumerate() {
-        let ok = matches!(s, Scalar::Reg(r) if r.file == RegFile::NvGpr
+        let ok = matches!(s, Scalar::Reg(r) if r.file == RegFile::Temp
             && r.sub == 0 && r.index == base + i as u32 && r.index < u32::from(RZ));
         if !ok {
             let list: Vec<String> = vals.iter().map(ToString::to_string).collect();

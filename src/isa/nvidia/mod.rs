@@ -6,9 +6,9 @@
 //! bundle control word), [`packing`] (Ra/Rb slot orders), `lift`/`lower` (instruction ↔ IR),
 //! `listing` (whole nvdisasm/cuobjdump listings) and `binary` (raw streams and cubins).
 //!
-//! Registers: `R#` is `Scalar::Reg` in [`RegFile::NvGpr`](crate::ir::RegFile::NvGpr); `RZ`
+//! Registers: `R#` is `Scalar::Reg` in [`RegFile::Temp`](crate::ir::RegFile::Temp); `RZ`
 //! is [`Scalar::Zero`](crate::ir::Scalar::Zero), never `R255`, so "reads as zero" has one
-//! spelling in the IR. The sparse-status predicate is a register of `RegFile::NvPred`.
+//! spelling in the IR. The sparse-status predicate is a register of `RegFile::Predicate`.
 
 mod binary;
 pub mod control;
@@ -24,7 +24,7 @@ pub use inst::{decode_word, encode_word, FieldError, NvInst, RZ};
 pub use text::{parse_inst, print_inst};
 
 use crate::error::{DecodeError, Error};
-use crate::ir::{Item, Origin, Program, Span, TexInstr};
+use crate::ir::{Item, Program, Span, TexInstr};
 use table::OpClass;
 
 /// What only NVIDIA has, per instruction (`Origin::Nvidia`).
@@ -47,15 +47,13 @@ pub struct NvidiaExtras {
     pub spare_ra: Option<u8>,
     pub spare_rb: Option<u8>,
     pub spare_rd: Option<u8>,
-    /// Where it was read.
-    pub span: Span,
     /// The layout of its listing line, when read from a listing.
     pub listing: Option<ListingLine>,
 }
 
 impl NvidiaExtras {
-    /// Extras of an instruction read at `span`, with nothing else known yet.
-    pub fn at(span: Span) -> Self {
+    /// Extras of an instruction with nothing known yet.
+    pub fn empty() -> Self {
         NvidiaExtras {
             op: OpClass::TEX,
             bindless: false,
@@ -67,7 +65,6 @@ impl NvidiaExtras {
             spare_ra: None,
             spare_rb: None,
             spare_rd: None,
-            span,
             listing: None,
         }
     }
@@ -121,10 +118,7 @@ pub struct TextSection {
 
 /// The NVIDIA extras of an IR instruction, if it came from NVIDIA.
 pub fn extras_of(t: &TexInstr) -> Option<&NvidiaExtras> {
-    match &t.origin {
-        Origin::Nvidia(x) => Some(x),
-        _ => None,
-    }
+    t.origin.get::<NvidiaExtras>()
 }
 
 /// Lowers and encodes one IR instruction: its ISA form and its word.
@@ -132,10 +126,7 @@ pub fn lower_inst(t: &TexInstr) -> Result<(NvInst, u64), Error> {
     let inst = lower::lower(t)?;
     let word = encode_word(&inst).map_err(|e| {
         Error::Validation(crate::error::ValidationError {
-            location: crate::error::Location::from_span(
-                extras_of(t).map_or_else(Span::default, |x| x.span),
-                extras_of(t).is_some_and(|x| x.span.line > 0),
-            ),
+            location: crate::error::Location::from_span(t.span, t.span.line > 0),
             rule: e.field,
             detail: e.reason,
         })
@@ -145,7 +136,7 @@ pub fn lower_inst(t: &TexInstr) -> Result<(NvInst, u64), Error> {
 
 /// Lifts one decoded instruction read at `span`.
 pub fn lift_inst(inst: &NvInst, span: Span) -> Result<TexInstr, FieldError> {
-    lift::lift(inst, NvidiaExtras::at(span))
+    lift::lift(inst, NvidiaExtras::empty(), span)
 }
 
 /// Parses nvdisasm text: single instructions, or whole nvdisasm/cuobjdump listings.

@@ -1,7 +1,5 @@
 //! The exact ISA-level form of a vISA sampler instruction, and what the IR keeps of vISA.
 
-use crate::ir::Span;
-
 use super::tables::{self, OpDesc, OpcodeDesc};
 
 /// A raw operand: a general variable and a byte offset into it (`V0057.64`, `%null.0`).
@@ -153,10 +151,6 @@ pub enum MsForm {
 /// (`Origin::Visa`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct VisaExtras {
-    /// SIMD width.
-    pub exec_size: u8,
-    /// Execution mask index (`M1` = 0 .. `M8_NM` = 15).
-    pub emask: u8,
     /// Predicate control: 0 none, 1 `.any`, 2 `.all`.
     pub pred_control: u8,
     /// vISA type code of the aoffimmi immediate (`uw` in every IGC dump).
@@ -170,23 +164,18 @@ pub struct VisaExtras {
     pub ms_form: Option<MsForm>,
     /// Text layout, when read from text.
     pub layout: Option<Layout>,
-    /// Where the instruction was read.
-    pub span: Span,
 }
 
 impl Default for VisaExtras {
-    /// The extras of a freshly built instruction: `(M1, 16)`, `:uw` aoffimmi.
+    /// The extras of a freshly built instruction: a `:uw` aoffimmi.
     fn default() -> Self {
         VisaExtras {
-            exec_size: 16,
-            emask: 0,
             pred_control: 0,
             aoffimmi_type: tables::type_by_name("uw").map_or(2, |t| t.code),
             po_aoffimmi: 0,
             num_params: None,
             ms_form: None,
             layout: None,
-            span: Span::default(),
         }
     }
 }

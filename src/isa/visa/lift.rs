@@ -11,7 +11,8 @@
 //! writes the same parameters again.
 
 use crate::ir::{
-    Flags, Lod, Offset, Origin, Pred, Reg, RegFile, ResRef, Scalar, ScalarType, TexInstr,
+    Exec, Flags, Lod, Offset, Origin, Pred, Reg, RegFile, ResRef, Scalar, ScalarType, Span,
+    TexInstr,
 };
 
 use super::inst::{cps_bit, div_s_bit, pixel_null_mask_bit, MsForm, Raw, VisaExtras, VisaInst};
@@ -23,7 +24,7 @@ pub fn scalar(r: Raw) -> Scalar {
         Scalar::Zero
     } else {
         Scalar::Reg(Reg {
-            file: RegFile::VisaGeneral,
+            file: RegFile::Temp,
             index: r.var,
             sub: u32::from(r.offset),
         })
@@ -70,13 +71,14 @@ pub fn lift(
     op: &'static OpDesc,
     var_type: &dyn Fn(u32) -> Option<&'static TypeDesc>,
     mut extras: VisaExtras,
+    span: Span,
 ) -> TexInstr {
     let opc = op.opcode_desc();
     let component = inst.channels;
     let mut t = TexInstr::new(
         op.ir_op(component),
         ResRef::Binding(u32::from(inst.surface)),
-        Origin::Synthetic,
+        Origin::SYNTHETIC,
     );
     t.sampler = inst.sampler.map(|s| ResRef::Binding(u32::from(s)));
     t.coord_type = inst
@@ -171,8 +173,11 @@ pub fn lift(
             negate: inst.pred & 0x8000 != 0,
         });
     }
-    extras.exec_size = inst.exec_size;
-    extras.emask = inst.emask;
+    t.exec = Some(Exec {
+        size: inst.exec_size,
+        mask: inst.emask,
+    });
+    t.span = span;
     extras.pred_control = (inst.pred >> 13 & 3) as u8;
     if let Some(a) = inst.aoffimmi {
         extras.aoffimmi_type = a.ty;
@@ -181,7 +186,7 @@ pub fn lift(
         .num_params
         .then(|| u8::try_from(inst.params.len()).unwrap_or(u8::MAX));
     extras.ms_form = form;
-    t.origin = Origin::Visa(Box::new(extras));
+    t.origin = Origin::new(extras);
     t
 }
 

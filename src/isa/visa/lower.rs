@@ -7,7 +7,7 @@
 //! A parameter missing in the middle of the order cannot be written (vISA parameters are
 //! positional) and is an error, as is anything the op has no slot for.
 
-use crate::ir::{Lod, Offset, Origin, RegFile, ResRef, Scalar, ScalarType, TexInstr, TexOp};
+use crate::ir::{Exec, Lod, Offset, RegFile, ResRef, Scalar, ScalarType, TexInstr, TexOp};
 
 use super::inst::{
     cps_bit, div_s_bit, pixel_null_mask_bit, AoffImm, Field, MsForm, Raw, VisaExtras, VisaInst,
@@ -90,7 +90,7 @@ fn choose_op(t: &TexInstr) -> Result<&'static OpDesc, LowerError> {
 fn raw(s: Scalar, field: Field) -> Result<Raw, LowerError> {
     match s {
         Scalar::Zero => Ok(Raw::default()),
-        Scalar::Reg(r) if r.file == RegFile::VisaGeneral => {
+        Scalar::Reg(r) if r.file == RegFile::Temp => {
             let offset = u16::try_from(r.sub).map_err(|_| {
                 Violation::new(
                     field,
@@ -153,10 +153,9 @@ fn pack_aoffimmi(o: [i8; 3]) -> Result<u32, Violation> {
 /// Lowers `t` to one vISA instruction.
 pub fn lower(t: &TexInstr) -> Result<VisaInst, LowerError> {
     let default = VisaExtras::default();
-    let extras = match &t.origin {
-        Origin::Visa(e) => e,
-        _ => &default,
-    };
+    let extras = t.origin.get::<VisaExtras>().unwrap_or(&default);
+    // A per-lane source (DX, NVIDIA) runs as SIMD16 with the first mask, IGC's usual form.
+    let exec = t.exec.unwrap_or(Exec { size: 16, mask: 0 });
     if let Some(m) = t.min_lod {
         return Err(unsupported(
             format!("minimum-LOD clamp {m}"),
@@ -310,7 +309,7 @@ pub fn lower(t: &TexInstr) -> Result<VisaInst, LowerError> {
     if written == 0 {
         return Err(Violation::no_channel().into());
     }
-    let stride = channel_stride(extras.exec_size, t.result_type);
+    let stride = channel_stride(exec.size, t.result_type);
     let enabled: Vec<Scalar> = t.dst.iter().flatten().copied().collect();
     let dst = raw(enabled[0], Field::Dst)?;
     let expect = |k: usize| -> Scalar {
@@ -414,8 +413,8 @@ pub fn lower(t: &TexInstr) -> Result<VisaInst, LowerError> {
         opcode: op.opcode,
         subop: op.subop,
         modifiers,
-        exec_size: extras.exec_size,
-        emask: extras.emask,
+        exec_size: exec.size,
+        emask: exec.mask,
         pred,
         channels,
         aoffimmi,

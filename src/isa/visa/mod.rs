@@ -23,7 +23,7 @@ mod text;
 mod validate;
 
 use crate::error::{Error, Location, Unsupported, ValidationError};
-use crate::ir::{Isa, Item, Opaque, Origin, Program, Span, TexInstr};
+use crate::ir::{Isa, Item, Opaque, Program, Span, TexInstr};
 
 pub use container::{IsaContainer, IsaKernel, IsaSampler};
 pub use inst::{AoffImm, Checks, Gap, Layout, MsForm, Raw, VisaExtras, VisaInst, VisaProgram};
@@ -48,7 +48,7 @@ pub fn parse_text_with(src: &str, checks: Checks) -> Result<Program, Error> {
         ..VisaProgram::default()
     };
     names::read_decls(&lines, &mut program, &mut visa)?;
-    program.visa = Some(Box::new(visa));
+    program.state = crate::ir::Origin::new(visa);
     let mut items = Vec::with_capacity(lines.len());
     {
         let scope = Scope::new(&program);
@@ -73,13 +73,13 @@ pub fn parse_text_with(src: &str, checks: Checks) -> Result<Program, Error> {
             let op = parsed.inst.op().ok_or_else(|| internal("parsed op"))?;
             let extras = VisaExtras {
                 layout: Some(parsed.layout),
-                span: Span {
-                    column: names::column(line, parsed.positions.start),
-                    ..span
-                },
                 ..VisaExtras::default()
             };
-            let tex = lift::lift(&parsed.inst, op, &var_type, extras);
+            let span = Span {
+                column: names::column(line, parsed.positions.start),
+                ..span
+            };
+            let tex = lift::lift(&parsed.inst, op, &var_type, extras, span);
             items.push(Item::Tex(Box::new(tex)));
         }
     }
@@ -90,8 +90,11 @@ pub fn parse_text_with(src: &str, checks: Checks) -> Result<Program, Error> {
 /// Prints `program` as `.visaasm` text.
 pub fn print_text(p: &Program) -> Result<String, Error> {
     let scope = Scope::new(p);
-    let checks = p.visa.as_ref().map_or(Checks::Strict, |v| v.checks);
-    let (eol, final_newline) = match p.visa.as_deref() {
+    let checks = p
+        .state
+        .get::<VisaProgram>()
+        .map_or(Checks::Strict, |v| v.checks);
+    let (eol, final_newline) = match p.state.get::<VisaProgram>() {
         Some(v) => (if v.crlf { "\r\n" } else { "\n" }, v.final_newline),
         None => ("\n", true),
     };
@@ -107,10 +110,7 @@ pub fn print_text(p: &Program) -> Result<String, Error> {
                 };
                 let inst = lower_checked(t, p.isa, &scope, checks, at)?;
                 let op = inst.op().ok_or_else(|| internal("lowered op"))?;
-                let layout = match &t.origin {
-                    Origin::Visa(e) => e.layout.as_ref(),
-                    _ => None,
-                };
+                let layout = t.origin.get::<VisaExtras>().and_then(|e| e.layout.as_ref());
                 text::print_line(&inst, op, layout, &scope)
             }
         };
@@ -169,15 +169,12 @@ pub fn decode_binary(bytes: &[u8]) -> Result<Program, Error> {
         validate::check(&inst, Checks::Strict, &|_| None)
             .map_err(|v| v.locate(&positions, None))?;
         let op = inst.op().ok_or_else(|| internal("decoded op"))?;
-        let extras = VisaExtras {
-            span: Span {
-                offset: at,
-                line: 0,
-                column: 0,
-            },
-            ..VisaExtras::default()
+        let span = Span {
+            offset: at,
+            line: 0,
+            column: 0,
         };
-        let tex = lift::lift(&inst, op, &|_| None, extras);
+        let tex = lift::lift(&inst, op, &|_| None, VisaExtras::default(), span);
         program.items.push(Item::Tex(Box::new(tex)));
         at = next;
     }
@@ -235,7 +232,10 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
 /// Encodes each item of `p` and hands its bytes to `sink`.
 fn for_each_encoded(p: &Program, mut sink: impl FnMut(&[u8])) -> Result<(), Error> {
     let scope = Scope::new(p);
-    let checks = p.visa.as_ref().map_or(Checks::Strict, |v| v.checks);
+    let checks = p
+        .state
+        .get::<VisaProgram>()
+        .map_or(Checks::Strict, |v| v.checks);
     let mut offset = 0;
     let mut buf = Vec::new();
     for item in &p.items {

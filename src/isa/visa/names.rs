@@ -41,7 +41,7 @@ pub struct Scope<'p> {
 
 impl<'p> Scope<'p> {
     pub fn new(program: &'p Program) -> Self {
-        let (predicates, declared): (&[String], bool) = match program.visa.as_deref() {
+        let (predicates, declared): (&[String], bool) = match program.state.get::<VisaProgram>() {
             Some(v) => (&v.predicates, v.declared),
             None => (&[], false),
         };
