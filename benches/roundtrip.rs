@@ -52,10 +52,12 @@ fn bench_set(c: &mut Criterion, name: &str, isa: Isa, inputs: &[Vec<u8>], text: 
                     // IGC's own dumps break one vISA rule (mixed F/HF sample4 parameters).
                     let p =
                         texlate::parse_text_with(isa, src, IGC_COMPATIBLE).expect("corpus parses");
-                    isa::print_text(isa, &p).expect("prints");
+                    isa::codec(isa).print_text(&p).expect("prints");
                 } else {
-                    let p = isa::decode_binary(isa, input).expect("corpus decodes");
-                    isa::encode_binary(isa, &p).expect("encodes");
+                    let p = isa::codec(isa)
+                        .decode_binary(input)
+                        .expect("corpus decodes");
+                    isa::codec(isa).encode_binary(&p).expect("encodes");
                 }
             }
         })

@@ -41,14 +41,17 @@ fn main() -> ExitCode {
     for _ in 0..rounds {
         for input in &files {
             let result = if mode == "binary" {
-                isa::decode_binary(Isa::Dxbc, input).and_then(|p| isa::encode_binary(Isa::Dxbc, &p))
+                isa::codec(Isa::Dxbc)
+                    .decode_binary(input)
+                    .and_then(|p| isa::codec(Isa::Dxbc).encode_binary(&p))
             } else {
                 let Ok(src) = std::str::from_utf8(input) else {
                     eprintln!("a listing is not UTF-8");
                     return ExitCode::FAILURE;
                 };
-                isa::parse_text(Isa::Dxbc, src)
-                    .and_then(|p| isa::print_text(Isa::Dxbc, &p))
+                isa::codec(Isa::Dxbc)
+                    .parse_text(src, Default::default())
+                    .and_then(|p| isa::codec(Isa::Dxbc).print_text(&p))
                     .map(String::into_bytes)
             };
             match result {

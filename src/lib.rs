@@ -13,7 +13,7 @@
 //!
 //! // An NVIDIA instruction as nvdisasm prints it, to its 64-bit word and its IR.
 //! let program = decode(Isa::Nvidia, b"TEXS R6, R4, R4, R5, 0x6e, 2D, RGBA\n")?;
-//! assert_eq!(texlate::isa::print_hex(Isa::Nvidia, &program)?.trim(), "d83006e060570404");
+//! assert_eq!(texlate::isa::codec(Isa::Nvidia).print_hex(&program)?.trim(), "d83006e060570404");
 //! let tex = program.tex_instrs().next().expect("one texture instruction");
 //! assert_eq!(tex.op, ir::TexOp::Sample);
 //! assert_eq!(tex.coord.len(), 2);
@@ -55,8 +55,9 @@ pub fn decode(isa: Isa, input: &[u8]) -> Result<Program, Error> {
 
 /// [`decode`] with explicit [`ReadOptions`].
 pub fn decode_with(isa: Isa, input: &[u8], options: ReadOptions) -> Result<Program, Error> {
-    if isa::looks_binary(isa, input) {
-        return isa::decode_binary(isa, input);
+    let codec = isa::codec(isa);
+    if codec.looks_binary(input) {
+        return codec.decode_binary(input);
     }
     let text = match std::str::from_utf8(input) {
         Ok(text) => text,
@@ -72,18 +73,13 @@ pub fn decode_with(isa: Isa, input: &[u8], options: ReadOptions) -> Result<Progr
 
 /// Parses `isa` text with explicit [`ReadOptions`].
 pub fn parse_text_with(isa: Isa, text: &str, options: ReadOptions) -> Result<Program, Error> {
-    match isa {
-        Isa::Visa if options.igc_compatible => {
-            isa::visa::parse_text_with(text, isa::visa::Checks::IgcCompatible)
-        }
-        _ => isa::parse_text(isa, text),
-    }
+    isa::codec(isa).parse_text(text, options)
 }
 
 /// Encodes `program` as `isa` text or binary.
 pub fn encode(isa: Isa, program: &Program, form: Form) -> Result<Vec<u8>, Error> {
     match form {
-        Form::Text => isa::print_text(isa, program).map(String::into_bytes),
-        Form::Binary => isa::encode_binary(isa, program),
+        Form::Text => isa::codec(isa).print_text(program).map(String::into_bytes),
+        Form::Binary => isa::codec(isa).encode_binary(program),
     }
 }

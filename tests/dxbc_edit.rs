@@ -370,7 +370,7 @@ impl fmt::Display for Tally {
 fn tex(item: &Item) -> Option<&TexInstr> {
     match item {
         Item::Tex(t) => Some(t),
-        Item::Opaque(_) => None,
+        _ => None,
     }
 }
 
@@ -386,6 +386,7 @@ fn tex_lines(listing: &str) -> Result<Vec<String>, Error> {
         match item {
             Item::Tex(_) => out.push(lines[at].trim().to_string()),
             Item::Opaque(o) => at += o.text.as_deref().map_or(1, |t| t.split('\n').count()) - 1,
+            other => panic!("a listing parses to no {other:?}"),
         }
         at += 1;
     }

@@ -221,12 +221,12 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let program = match (hex, file) {
                 (Some(words), _) => {
                     let words: Vec<&str> = words.iter().map(String::as_str).collect();
-                    isa::decode_hex(isa, &words)?
+                    isa::codec(isa).decode_hex(&words)?
                 }
-                (None, Some(file)) => isa::decode_binary(isa, &read_input(&file)?)?,
+                (None, Some(file)) => isa::codec(isa).decode_binary(&read_input(&file)?)?,
                 (None, None) => unreachable!("clap requires a file or --hex"),
             };
-            let text = isa::print_text(isa, &program)?;
+            let text = isa::codec(isa).print_text(&program)?;
             write_output(output.as_deref(), text.as_bytes())
         }
         Command::Asm {
@@ -254,10 +254,10 @@ fn run(cli: Cli) -> Result<(), Failure> {
             };
             let program = texlate::parse_text_with(isa, &text, read.into())?;
             if hex {
-                let out = isa::print_hex(isa, &program)?;
+                let out = isa::codec(isa).print_hex(&program)?;
                 write_output(output.as_deref(), out.as_bytes())
             } else {
-                let bytes = isa::encode_binary(isa, &program)?;
+                let bytes = isa::codec(isa).encode_binary(&program)?;
                 note_unencoded_lines(isa, Form::Binary, &program);
                 write_output(output.as_deref(), &bytes)
             }

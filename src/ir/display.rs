@@ -36,6 +36,36 @@ impl Display for Reg {
     }
 }
 
+impl Display for AluOp {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AluOp::Mov => "mov",
+            AluOp::U32ToF32 => "u32_to_f32",
+            AluOp::I32ToF32 => "i32_to_f32",
+            AluOp::F32ToLayer => "f32_to_layer",
+            AluOp::U32ToLayer => "u32_to_layer",
+            AluOp::F32ToI32 => "f32_to_i32",
+            AluOp::FMul => "fmul",
+            AluOp::FMaxAbs => "fmax_abs",
+            AluOp::FRcp => "frcp",
+        })
+    }
+}
+
+impl Display for AluInstr {
+    /// `alu op dst <- src, src`.
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if let Some(p) = self.pred {
+            write!(f, "@{}p{} ", if p.negate { "!" } else { "" }, p.index)?;
+        }
+        write!(f, "alu {} {} <-", self.op, self.dst)?;
+        for (i, s) in self.srcs.iter().enumerate() {
+            write!(f, "{} {s}", if i == 0 { "" } else { "," })?;
+        }
+        Ok(())
+    }
+}
+
 impl Display for Imm {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         write!(f, "{:#x}:{}", self.bits, self.ty)
@@ -267,6 +297,12 @@ pub fn display_program(program: &Program) -> String {
         match item {
             Item::Tex(t) => {
                 let _ = writeln!(out, "{t}");
+            }
+            Item::Alu(a) => {
+                let _ = writeln!(out, "{a}");
+            }
+            Item::Comment(c) => {
+                let _ = writeln!(out, "// {}", c.text);
             }
             Item::Opaque(o) => {
                 let _ = match &o.text {

@@ -442,7 +442,62 @@ pub struct Opaque {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Item {
     Tex(Box<TexInstr>),
+    /// An ALU instruction a translation emits around a texture instruction (moves,
+    /// conversions): built by the passes, encoded by every backend.
+    Alu(Box<AluInstr>),
+    /// A line of commentary: a translated program keeps its source's non-texture items this
+    /// way, in the target's comment syntax (`// ...`); binary output leaves it out.
+    Comment(Comment),
     Opaque(Opaque),
+}
+
+/// A comment line of a translated program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comment {
+    pub text: String,
+    /// Where the item it stands for was read.
+    pub span: Span,
+}
+
+/// The ALU operations translation emits around texture instructions: the fewest that the
+/// passes need, each with one meaning on every ISA (the backends choose the encoding; the
+/// semantic check evaluates it). Operands are 32-bit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AluOp {
+    /// `dst = src0`, bit for bit (a register or an immediate).
+    Mov,
+    /// `dst = f32(src0)`, `src0` an unsigned 32-bit integer.
+    U32ToF32,
+    /// `dst = f32(src0)`, `src0` a signed 32-bit integer.
+    I32ToF32,
+    /// `dst = min(u32(round_to_nearest_even(max(src0, 0))), 0xffff)`: a float array layer
+    /// to the u16 layer NVIDIA reads (DX sample: "round-to-nearest even ... clamp"; ptxas
+    /// saturates the layer to 16 bits, research/nvidia.md §5.3).
+    F32ToLayer,
+    /// `dst = min(src0, 0xffff)` unsigned: an integer layer saturated to 16 bits (Mesa
+    /// `handleTEX`, TXF).
+    U32ToLayer,
+    /// `dst = i32(trunc(src0))`, `src0` f32.
+    F32ToI32,
+    /// `dst = src0 * src1`, f32.
+    FMul,
+    /// `dst = max(|src0|, |src1|)`, f32.
+    FMaxAbs,
+    /// `dst = 1 / src0`, f32.
+    FRcp,
+}
+
+/// One ALU instruction: `dst = op(srcs)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AluInstr {
+    pub op: AluOp,
+    pub dst: Scalar,
+    pub srcs: Vec<Scalar>,
+    pub pred: Option<Pred>,
+    /// SIMD lanes and mask on SIMD targets (vISA).
+    pub exec: Option<Exec>,
+    /// The source instruction it was emitted for.
+    pub span: Span,
 }
 
 /// A declared resource (texture, buffer or UAV) a program reads.
@@ -505,7 +560,7 @@ impl Program {
     pub fn tex_instrs(&self) -> impl Iterator<Item = &TexInstr> {
         self.items.iter().filter_map(|i| match i {
             Item::Tex(t) => Some(&**t),
-            Item::Opaque(_) => None,
+            _ => None,
         })
     }
 }

@@ -1,18 +1,22 @@
-//! One module per instruction set. Each offers the same six entry points, which
-//! [`crate::decode`], [`crate::encode`] and the CLI dispatch to:
+//! One module per instruction set, each behind the one [`Codec`] trait that
+//! [`crate::decode`], [`crate::encode`], translation and the CLI go through.
 //!
-//! - `parse_text(&str) -> Result<Program, Error>` and `print_text(&Program) -> Result<String, Error>`
-//! - `decode_binary(&[u8]) -> Result<Program, Error>` and `encode_binary(&Program) -> Result<Vec<u8>, Error>`
-//! - `decode_hex(&[&str]) -> Result<Program, Error>` and `print_hex(&Program) -> Result<String, Error>`
-//!   (the CLI's `--hex`: one instruction per output line)
-//! - `looks_binary(&[u8]) -> bool`: whether an input is the ISA's binary form.
+//! A codec reads and writes its ISA (text, binary, hex), lifts what it reads into the IR, and,
+//! as a translation backend, builds a whole program of its ISA from target-ready IR
+//! ([`Codec::emit`]). What it can express is data: [`Codec::caps`] (from
+//! `mappings/targets.toml`) and, for register-vector constraints, [`Codec::register_groups`].
 
 pub mod dxbc;
+pub mod hex;
 pub mod nvidia;
 pub mod visa;
 
-use crate::error::Error;
-use crate::ir::{Isa, Program};
+pub use hex::parse_hex_words;
+
+use crate::error::{Error, Unsupported};
+use crate::ir::{AluInstr, Isa, Program, TexInstr};
+use crate::mappings::targets::TargetCaps;
+use crate::ReadOptions;
 
 /// The form of an input or output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,67 +25,120 @@ pub enum Form {
     Binary,
 }
 
-/// Parses `src` as `isa` text.
-pub fn parse_text(isa: Isa, src: &str) -> Result<Program, Error> {
+/// Operands of one texture instruction that the target reads or writes as one register
+/// vector: they must sit in consecutive registers starting at a multiple of `align`
+/// (NVIDIA Ra, Rb and Rd: research/nvidia.md §4, seeds/nvidia-TEX.txt "alignment
+/// restrictions"). Operands are named by [`Operand`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegGroup {
+    /// The vector's name in messages (`Ra`, `Rb`, `Rd`).
+    pub name: &'static str,
+    pub operands: Vec<Operand>,
+    /// Alignment of the first register, in registers.
+    pub align: u32,
+}
+
+/// One operand of a texture instruction, by role: what a [`RegGroup`] lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operand {
+    Coord(u8),
+    ArrayIndex,
+    /// The array index with the packed offsets in its upper 16 bits (NVIDIA TXD).
+    ArrayOffset,
+    MinLod,
+    Lod,
+    GradDx(u8),
+    GradDy(u8),
+    DepthRef,
+    /// A packed-offset register (NVIDIA `.AOFFI`), or register `i` of per-texel offsets.
+    Offset(u8),
+    SampleIndex,
+    Handle,
+    /// Result channel `c` (0 = R .. 3 = A).
+    Dst(u8),
+}
+
+/// An instruction set: its text and binary forms, its hex form on the command line, and
+/// its backend for translation.
+pub trait Codec: Sync {
+    /// Which ISA this is.
+    fn isa(&self) -> Isa;
+    /// Parses text: single instructions or a whole listing/kernel.
+    fn parse_text(&self, src: &str, read: ReadOptions) -> Result<Program, Error>;
+    /// Prints a program as text.
+    fn print_text(&self, program: &Program) -> Result<String, Error>;
+    /// Decodes the ISA's binary form.
+    fn decode_binary(&self, bytes: &[u8]) -> Result<Program, Error>;
+    /// Encodes a program in the ISA's binary form.
+    fn encode_binary(&self, program: &Program) -> Result<Vec<u8>, Error>;
+    /// Decodes instructions given as hex words (the CLI's `--hex`).
+    fn decode_hex(&self, words: &[&str]) -> Result<Program, Error>;
+    /// Prints the encoding of each instruction as hex, one instruction per line.
+    fn print_hex(&self, program: &Program) -> Result<String, Error>;
+    /// Whether `bytes` is the binary form (otherwise it is read as text).
+    fn looks_binary(&self, bytes: &[u8]) -> bool;
+    /// What the ISA can express, as data (`mappings/targets.toml`).
+    fn caps(&self) -> &'static TargetCaps {
+        crate::mappings::targets::caps(self.isa())
+    }
+    /// The register vectors `t` reads and writes in this ISA: operands that must be
+    /// consecutive and aligned. Empty when the ISA has no such constraint.
+    fn register_groups(&self, t: &TexInstr) -> Result<Vec<RegGroup>, Error> {
+        let _ = t;
+        Ok(Vec::new())
+    }
+    /// Builds a whole program of this ISA from target-ready IR (the output of the passes):
+    /// the instructions, the declarations they need and the program around them, so that
+    /// [`Codec::print_text`] and [`Codec::encode_binary`] write what the vendor tool accepts.
+    fn emit(&self, ir: &Program, options: &EmitOptions) -> Result<Program, Error>;
+    /// The README table of the ISA's texture instructions, from `mappings/`.
+    fn readme_table(&self) -> String;
+}
+
+/// What a backend needs to know beyond the IR to build a whole program.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EmitOptions {
+    /// DX shader stage (`ps`, `cs`): pixel when an instruction needs implicit derivatives,
+    /// otherwise compute, unless the user says (`--stage`).
+    pub stage: Option<Stage>,
+    /// Kernel or entry-point name.
+    pub name: Option<String>,
+}
+
+/// A shader stage, for targets whose programs name one (DX).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Stage {
+    Pixel,
+    Compute,
+    Vertex,
+}
+
+/// The codec of `isa`.
+pub fn codec(isa: Isa) -> &'static dyn Codec {
     match isa {
-        Isa::Visa => visa::parse_text(src),
-        Isa::Nvidia => nvidia::parse_text(src),
-        Isa::Dxbc => dxbc::parse_text(src),
+        Isa::Visa => &visa::VisaCodec,
+        Isa::Nvidia => &nvidia::NvidiaCodec,
+        Isa::Dxbc => &dxbc::DxbcCodec,
     }
 }
 
-/// Prints `program` as `isa` text.
-pub fn print_text(isa: Isa, program: &Program) -> Result<String, Error> {
-    match isa {
-        Isa::Visa => visa::print_text(program),
-        Isa::Nvidia => nvidia::print_text(program),
-        Isa::Dxbc => dxbc::print_text(program),
+/// A comment line in the syntax all three ISAs' text shares (`// ...`).
+pub fn comment_line(text: &str) -> String {
+    if text.is_empty() {
+        "//".to_string()
+    } else {
+        format!("// {text}")
     }
 }
 
-/// Decodes `bytes` as an `isa` binary.
-pub fn decode_binary(isa: Isa, bytes: &[u8]) -> Result<Program, Error> {
-    match isa {
-        Isa::Visa => visa::decode_binary(bytes),
-        Isa::Nvidia => nvidia::decode_binary(bytes),
-        Isa::Dxbc => dxbc::decode_binary(bytes),
-    }
-}
-
-/// Encodes `program` as an `isa` binary.
-pub fn encode_binary(isa: Isa, program: &Program) -> Result<Vec<u8>, Error> {
-    match isa {
-        Isa::Visa => visa::encode_binary(program),
-        Isa::Nvidia => nvidia::encode_binary(program),
-        Isa::Dxbc => dxbc::encode_binary(program),
-    }
-}
-
-/// Decodes instructions given as hex on the command line.
-pub fn decode_hex(isa: Isa, words: &[&str]) -> Result<Program, Error> {
-    match isa {
-        Isa::Visa => visa::decode_hex(words),
-        Isa::Nvidia => nvidia::decode_hex(words),
-        Isa::Dxbc => dxbc::decode_hex(words),
-    }
-}
-
-/// Prints `program` as hex, one instruction per line.
-pub fn print_hex(isa: Isa, program: &Program) -> Result<String, Error> {
-    match isa {
-        Isa::Visa => visa::print_hex(program),
-        Isa::Nvidia => nvidia::print_hex(program),
-        Isa::Dxbc => dxbc::print_hex(program),
-    }
-}
-
-/// Whether `bytes` is the binary form of `isa` (otherwise it is read as text).
-pub fn looks_binary(isa: Isa, bytes: &[u8]) -> bool {
-    match isa {
-        Isa::Visa => visa::looks_binary(bytes),
-        Isa::Nvidia => nvidia::looks_binary(bytes),
-        Isa::Dxbc => dxbc::looks_binary(bytes),
-    }
+/// The error for an ALU instruction a backend has no encoding for.
+pub fn alu_unsupported(a: &AluInstr, isa: Isa) -> Error {
+    Error::Unsupported(Unsupported::new(
+        format!("the ALU operation `{}`", a.op),
+        isa,
+        isa,
+        "this backend has no encoding for it",
+    ))
 }
 
 /// The op table of every ISA, rendered from `mappings/` (README's "Instructions" section and
@@ -89,8 +146,8 @@ pub fn looks_binary(isa: Isa, bytes: &[u8]) -> bool {
 pub fn op_table_markdown() -> String {
     format!(
         "### Intel vISA\n\n{}\n### DirectX SM4/SM5 (DXBC)\n\n{}\n### NVIDIA Maxwell (SM50/SM52)\n\n{}",
-        visa::readme_table(),
-        dxbc::readme_table(),
-        nvidia::readme_table()
+        codec(Isa::Visa).readme_table(),
+        codec(Isa::Dxbc).readme_table(),
+        codec(Isa::Nvidia).readme_table()
     )
 }

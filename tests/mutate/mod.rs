@@ -44,15 +44,18 @@ pub fn byte_substitutes(b: u8) -> [u8; 5] {
 
 /// Bytes of `isa` that decode re-encode to the same bytes, and print as text.
 pub fn binary_round_trip(isa: Isa, bytes: &[u8]) -> Result<(), String> {
-    let Ok(p) = isa::decode_binary(isa, bytes) else {
+    let Ok(p) = isa::codec(isa).decode_binary(bytes) else {
         return Ok(());
     };
-    let out =
-        isa::encode_binary(isa, &p).map_err(|e| format!("decoded but does not encode: {e}"))?;
+    let out = isa::codec(isa)
+        .encode_binary(&p)
+        .map_err(|e| format!("decoded but does not encode: {e}"))?;
     if out != bytes {
         return Err("re-encodes differently".into());
     }
-    isa::print_text(isa, &p).map_err(|e| format!("decoded but does not print: {e}"))?;
+    isa::codec(isa)
+        .print_text(&p)
+        .map_err(|e| format!("decoded but does not print: {e}"))?;
     Ok(())
 }
 

@@ -13,6 +13,7 @@
 mod asm;
 pub mod container;
 pub mod disasm;
+mod emit;
 mod lift;
 mod lower;
 pub mod tokens;
@@ -187,6 +188,8 @@ fn for_each_item_words(program: &Program, mut each: impl FnMut(&[u32])) -> Resul
                     .encode(&mut words)
                     .map_err(|e| validation(Span::default(), "dxbc-encode", e))?;
             }
+            Item::Comment(_) => continue,
+            Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Dxbc)),
         }
         each(&words);
     }
@@ -217,17 +220,8 @@ pub fn encode_binary(program: &Program) -> Result<Vec<u8>, Error> {
 /// Decodes instructions given as hex dwords (`8a00002d 8001de01 ...`). A leading version
 /// and length token are accepted and kept.
 pub fn decode_hex(words: &[&str]) -> Result<Program, Error> {
-    let mut dwords = Vec::with_capacity(words.len());
-    for (i, w) in words.iter().enumerate() {
-        let digits = w.trim_start_matches("0x").trim_start_matches("0X");
-        let value = u32::from_str_radix(digits, 16).map_err(|_| {
-            decode_error(DecodeError {
-                offset: 4 * i,
-                reason: format!("`{w}` is not a hexadecimal dword"),
-            })
-        })?;
-        dwords.push(value);
-    }
+    let bytes = crate::isa::parse_hex_words(words, crate::isa::hex::HexUnit::Dword)?;
+    let dwords = tokens::dwords(&bytes, 0).map_err(decode_error)?;
     let whole = dwords.len() >= 2
         && tokens::check_version(dwords[0]).is_ok()
         && dwords[1] as usize == dwords.len();
@@ -280,6 +274,8 @@ pub fn print_text(program: &Program) -> Result<String, Error> {
     let decls = program_decls(program)?;
     for item in &program.items {
         match item {
+            Item::Comment(c) => out.push_str(&crate::isa::comment_line(&c.text)),
+            Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Dxbc)),
             Item::Opaque(o) => match &o.text {
                 Some(text) => out.push_str(text),
                 None => {
@@ -551,4 +547,41 @@ pub fn readme_table() -> String {
         ));
     }
     s
+}
+
+/// The Dxbc codec ([`crate::isa::Codec`]).
+pub struct DxbcCodec;
+
+impl crate::isa::Codec for DxbcCodec {
+    fn isa(&self) -> Isa {
+        Isa::Dxbc
+    }
+    fn parse_text(&self, src: &str, read: crate::ReadOptions) -> Result<Program, Error> {
+        let _ = read;
+        parse_text(src)
+    }
+    fn print_text(&self, program: &Program) -> Result<String, Error> {
+        print_text(program)
+    }
+    fn decode_binary(&self, bytes: &[u8]) -> Result<Program, Error> {
+        decode_binary(bytes)
+    }
+    fn encode_binary(&self, program: &Program) -> Result<Vec<u8>, Error> {
+        encode_binary(program)
+    }
+    fn decode_hex(&self, words: &[&str]) -> Result<Program, Error> {
+        decode_hex(words)
+    }
+    fn print_hex(&self, program: &Program) -> Result<String, Error> {
+        print_hex(program)
+    }
+    fn looks_binary(&self, bytes: &[u8]) -> bool {
+        looks_binary(bytes)
+    }
+    fn emit(&self, ir: &Program, options: &crate::isa::EmitOptions) -> Result<Program, Error> {
+        emit::emit_program(ir, options)
+    }
+    fn readme_table(&self) -> String {
+        readme_table()
+    }
 }

@@ -160,6 +160,8 @@ fn words(p: &Program) -> Result<Vec<Word>, Error> {
                         .map(address_slot),
                 });
             }
+            Item::Comment(_) => {}
+            Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia)),
             Item::Opaque(o) => {
                 if let Some(text) = &o.text {
                     if let Some((_, value, _)) = hex_comment(text) {
@@ -243,6 +245,8 @@ fn bundle(p: &Program) -> Result<Vec<u64>, Error> {
                 let (inst, word) = lower_inst(t)?;
                 insts.push((word, inst.phase));
             }
+            Item::Comment(_) => {}
+            Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia)),
             Item::Opaque(o) => {
                 if let Some(text) = &o.text {
                     if super::listing::is_instruction_line(text) {
@@ -282,6 +286,7 @@ fn has_words(p: &Program) -> bool {
             Item::Tex(t) => super::extras_of(t)
                 .and_then(|x| x.listing.as_ref())
                 .is_some_and(|l| l.hex_column.is_some() || l.hex_next_line.is_some()),
+            Item::Alu(_) | Item::Comment(_) => false,
         }),
         None => false,
     }
@@ -351,7 +356,8 @@ pub(super) fn instruction_words(p: &Program) -> Result<Vec<u64>, Error> {
             match item {
                 Item::Tex(t) => out.push(lower_inst(t)?.1),
                 Item::Opaque(o) if o.text.is_none() => out.push(opaque_bytes_word(o)?),
-                Item::Opaque(_) => {}
+                Item::Opaque(_) | Item::Comment(_) => {}
+                Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia)),
             }
         }
         return Ok(out);

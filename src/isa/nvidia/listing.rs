@@ -266,6 +266,10 @@ pub(super) fn print(p: &Program) -> Result<String, Error> {
             for item in &p.items {
                 match item {
                     Item::Tex(t) => out.push_str(&print_inst(&lower_inst(t)?.0)),
+                    Item::Comment(c) => out.push_str(&crate::isa::comment_line(&c.text)),
+                    Item::Alu(a) => {
+                        return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia))
+                    }
                     Item::Opaque(o) => match &o.text {
                         Some(text) => out.push_str(text),
                         None => out.push_str(&hex_text(word_of(&o.bytes))),
@@ -301,6 +305,8 @@ fn print_listing(p: &Program, crlf: bool, final_newline: bool) -> Result<String,
                 }
                 rendered.push(Some((print_inst(&inst), word, inst.phase)));
             }
+            Item::Comment(_) => rendered.push(None),
+            Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia)),
             Item::Opaque(o) => {
                 if o.text.as_deref().and_then(hex_comment).is_some() {
                     word_items.push(k);
@@ -347,6 +353,8 @@ fn print_listing(p: &Program, crlf: bool, final_newline: bool) -> Result<String,
                     None => out.push_str(text),
                 }
             }
+            Item::Comment(c) => out.push_str(&crate::isa::comment_line(&c.text)),
+            Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia)),
             Item::Opaque(o) => {
                 let text = o
                     .text
@@ -391,7 +399,8 @@ fn print_stream(p: &Program) -> Result<String, Error> {
                 let (inst, word) = lower_inst(t)?;
                 Some((print_inst(&inst), word))
             }
-            Item::Opaque(_) => None,
+            Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia)),
+            Item::Opaque(_) | Item::Comment(_) => None,
         });
     }
     let widest = texts
@@ -426,7 +435,7 @@ fn print_stream(p: &Program) -> Result<String, Error> {
                     *word
                 }
                 (Item::Opaque(o), _) => word_of(&o.bytes),
-                (Item::Tex(_), None) => 0,
+                (_, None) => 0,
             };
             pad_to(&mut line, column);
             line.push_str(&hex_text(word));

@@ -12,6 +12,7 @@
 
 mod binary;
 pub mod control;
+mod emit;
 pub mod inst;
 mod lift;
 mod listing;
@@ -24,7 +25,7 @@ pub use inst::{decode_word, encode_word, FieldError, NvInst, RZ};
 pub use text::{parse_inst, print_inst};
 
 use crate::error::{DecodeError, Error};
-use crate::ir::{Item, Program, Span, TexInstr};
+use crate::ir::{Isa, Item, Program, Span, TexInstr};
 use table::OpClass;
 
 /// What only NVIDIA has, per instruction (`Origin::Nvidia`).
@@ -162,16 +163,12 @@ pub fn encode_binary(p: &Program) -> Result<Vec<u8>, Error> {
 /// Decodes instruction words given as 16 hex digits (`0x` optional), one instruction each.
 pub fn decode_hex(words: &[&str]) -> Result<Program, Error> {
     let mut program = Program::new(crate::ir::Isa::Nvidia);
-    for (i, w) in words.iter().enumerate() {
+    let bytes = crate::isa::parse_hex_words(words, crate::isa::hex::HexUnit::Qword)?;
+    for (i, chunk) in bytes.chunks_exact(control::WORD_BYTES).enumerate() {
         let offset = i * control::WORD_BYTES;
-        let digits = w.trim().trim_start_matches("0x");
-        let word = (digits.len() == 16 && digits.bytes().all(|b| b.is_ascii_hexdigit()))
-            .then(|| u64::from_str_radix(digits, 16).ok())
-            .flatten()
-            .ok_or_else(|| DecodeError {
-                offset,
-                reason: format!("word {}: `{w}` is not 16 hex digits", i + 1),
-            })?;
+        let mut le = [0u8; 8];
+        le.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(le);
         let t = binary::decode_instruction(word, offset, 0)?.ok_or_else(|| DecodeError {
             offset,
             reason: format!("word {word:#018x} is not a texture instruction"),
@@ -207,4 +204,41 @@ pub fn readme_table() -> String {
         ));
     }
     s
+}
+
+/// The Nvidia codec ([`crate::isa::Codec`]).
+pub struct NvidiaCodec;
+
+impl crate::isa::Codec for NvidiaCodec {
+    fn isa(&self) -> Isa {
+        Isa::Nvidia
+    }
+    fn parse_text(&self, src: &str, read: crate::ReadOptions) -> Result<Program, Error> {
+        let _ = read;
+        parse_text(src)
+    }
+    fn print_text(&self, program: &Program) -> Result<String, Error> {
+        print_text(program)
+    }
+    fn decode_binary(&self, bytes: &[u8]) -> Result<Program, Error> {
+        decode_binary(bytes)
+    }
+    fn encode_binary(&self, program: &Program) -> Result<Vec<u8>, Error> {
+        encode_binary(program)
+    }
+    fn decode_hex(&self, words: &[&str]) -> Result<Program, Error> {
+        decode_hex(words)
+    }
+    fn print_hex(&self, program: &Program) -> Result<String, Error> {
+        print_hex(program)
+    }
+    fn looks_binary(&self, bytes: &[u8]) -> bool {
+        looks_binary(bytes)
+    }
+    fn emit(&self, ir: &Program, options: &crate::isa::EmitOptions) -> Result<Program, Error> {
+        emit::emit_program(ir, options)
+    }
+    fn readme_table(&self) -> String {
+        readme_table()
+    }
 }

@@ -14,6 +14,7 @@
 
 mod binary;
 mod container;
+mod emit;
 mod inst;
 mod lift;
 mod lower;
@@ -103,6 +104,8 @@ pub fn print_text(p: &Program) -> Result<String, Error> {
         let line_no = lines.len() as u32 + 1;
         let line = match item {
             Item::Opaque(o) => opaque_line(p.isa, o)?,
+            Item::Comment(c) => crate::isa::comment_line(&c.text),
+            Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Visa)),
             Item::Tex(t) => {
                 let at = Location::Text {
                     line: line_no,
@@ -192,23 +195,7 @@ pub fn encode_binary(p: &Program) -> Result<Vec<u8>, Error> {
 
 /// Decodes instructions given as hex: bytes separated by whitespace, or long hex strings.
 pub fn decode_hex(words: &[&str]) -> Result<Program, Error> {
-    let mut bytes = Vec::new();
-    for word in words.iter().flat_map(|w| w.split_whitespace()) {
-        let digits = word
-            .strip_prefix("0x")
-            .or_else(|| word.strip_prefix("0X"))
-            .unwrap_or(word);
-        if digits.len() % 2 != 0 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(binary::decode_error(
-                bytes.len(),
-                format!("`{word}` is not hex bytes (an even number of hex digits)"),
-            ));
-        }
-        for pair in digits.as_bytes().chunks(2) {
-            let s = std::str::from_utf8(pair).map_err(|_| internal("hex digits"))?;
-            bytes.push(u8::from_str_radix(s, 16).map_err(|_| internal("hex digits"))?);
-        }
-    }
+    let bytes = crate::isa::parse_hex_words(words, crate::isa::hex::HexUnit::Bytes)?;
     decode_binary(&bytes)
 }
 
@@ -241,7 +228,8 @@ fn for_each_encoded(p: &Program, mut sink: impl FnMut(&[u8])) -> Result<(), Erro
     for item in &p.items {
         match item {
             Item::Opaque(o) if o.text.is_none() => buf.extend_from_slice(&o.bytes),
-            Item::Opaque(_) => {}
+            Item::Opaque(_) | Item::Comment(_) => {}
+            Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Visa)),
             Item::Tex(t) => {
                 let inst = lower_checked(t, p.isa, &scope, checks, Location::Binary { offset })?;
                 binary::encode_inst(&inst, &mut buf).map_err(|why| {
@@ -345,4 +333,44 @@ pub fn readme_table() -> String {
         ));
     }
     s
+}
+
+/// The Visa codec ([`crate::isa::Codec`]).
+pub struct VisaCodec;
+
+impl crate::isa::Codec for VisaCodec {
+    fn isa(&self) -> Isa {
+        Isa::Visa
+    }
+    fn parse_text(&self, src: &str, read: crate::ReadOptions) -> Result<Program, Error> {
+        if read.igc_compatible {
+            parse_text_with(src, Checks::IgcCompatible)
+        } else {
+            parse_text(src)
+        }
+    }
+    fn print_text(&self, program: &Program) -> Result<String, Error> {
+        print_text(program)
+    }
+    fn decode_binary(&self, bytes: &[u8]) -> Result<Program, Error> {
+        decode_binary(bytes)
+    }
+    fn encode_binary(&self, program: &Program) -> Result<Vec<u8>, Error> {
+        encode_binary(program)
+    }
+    fn decode_hex(&self, words: &[&str]) -> Result<Program, Error> {
+        decode_hex(words)
+    }
+    fn print_hex(&self, program: &Program) -> Result<String, Error> {
+        print_hex(program)
+    }
+    fn looks_binary(&self, bytes: &[u8]) -> bool {
+        looks_binary(bytes)
+    }
+    fn emit(&self, ir: &Program, options: &crate::isa::EmitOptions) -> Result<Program, Error> {
+        emit::emit_program(ir, options)
+    }
+    fn readme_table(&self) -> String {
+        readme_table()
+    }
 }

@@ -12,3 +12,6 @@ pub(crate) fn parse_table<T: DeserializeOwned>(file: &str, text: &str) -> T {
         Err(e) => panic!("mappings/{file} is malformed: {e}"),
     }
 }
+
+pub mod rules;
+pub mod targets;

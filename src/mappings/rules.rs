@@ -1,0 +1,1 @@
+//! `mappings/rules.toml`: the op × target rule table.
