@@ -34,7 +34,8 @@
 pub mod error;
 pub mod ir;
 pub mod isa;
-mod mappings;
+pub mod mappings;
+pub mod translate;
 
 pub use error::Error;
 pub use ir::{Isa, Program};
