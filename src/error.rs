@@ -89,6 +89,17 @@ impl Unsupported {
     }
 }
 
+/// A bindings or register-map file that is malformed or contradicts itself.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: line {line}, column {column}: {reason}")]
+pub struct ConfigError {
+    /// Which file: `bindings` or `regmap` (or the path the user gave).
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub reason: String,
+}
+
 /// Any texlate error.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
@@ -100,4 +111,6 @@ pub enum Error {
     Validation(#[from] ValidationError),
     #[error("unsupported: {0}")]
     Unsupported(#[from] Unsupported),
+    #[error("{0}")]
+    Config(#[from] ConfigError),
 }
