@@ -70,12 +70,14 @@ impl std::fmt::Display for Location {
 
 /// A request texlate cannot carry out, with what would allow it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{what} is not supported from {from} to {to}: {why}")]
+#[error("{}{what} is not supported from {from} to {to}: {why}", at.map(|l| format!("{l}: ")).unwrap_or_default())]
 pub struct Unsupported {
     pub what: String,
     pub from: &'static str,
     pub to: &'static str,
     pub why: String,
+    /// Where the instruction was read, when the refusal is about one instruction.
+    pub at: Option<Location>,
 }
 
 impl Unsupported {
@@ -85,6 +87,15 @@ impl Unsupported {
             from: from.name(),
             to: to.name(),
             why: why.into(),
+            at: None,
+        }
+    }
+
+    /// The same refusal, located.
+    pub fn at(self, location: Location) -> Self {
+        Unsupported {
+            at: Some(location),
+            ..self
         }
     }
 }

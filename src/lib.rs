@@ -35,6 +35,7 @@ pub mod error;
 pub mod ir;
 pub mod isa;
 pub mod mappings;
+pub mod passes;
 pub mod translate;
 
 pub use error::Error;

@@ -31,6 +31,7 @@ impl Display for Reg {
             RegFile::ConstantBuffer => write!(f, "cb{i}.{s}"),
             RegFile::ImmConstantBuffer => write!(f, "icb{i}.{s}"),
             RegFile::Predicate => write!(f, "p{i}"),
+            RegFile::Virtual => write!(f, "%{i}.{s}"),
             RegFile::Other(ty) => write!(f, "other{ty}:{i}.{s}"),
         }
     }

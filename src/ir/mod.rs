@@ -161,6 +161,10 @@ pub enum RegFile {
     ImmConstantBuffer,
     /// Predicate registers (NVIDIA `P#`, the sparse-status destination of a texture op).
     Predicate,
+    /// A temporary the translation passes created and the register allocator
+    /// (`passes::assign_temps`) has not yet placed: `index` names a vector, `sub` its
+    /// element. Backends never see one.
+    Virtual,
     /// Any other operand type the ISA has; the value is the ISA's own type code, and the
     /// full operand is kept in the instruction's [`Origin`].
     Other(u8),
@@ -313,6 +317,68 @@ impl TexInstr {
             span: Span::default(),
             origin,
         }
+    }
+
+    /// Calls `f` on every scalar the instruction reads, in a fixed order: handle, coordinates,
+    /// layer, LOD/bias/gradients, min-LOD, reference, offsets, sample index, MCS.
+    pub fn for_each_source_mut(&mut self, mut f: impl FnMut(&mut Scalar)) {
+        if let ResRef::Handle(h) = &mut self.texture {
+            f(h);
+        }
+        if let Some(ResRef::Handle(h)) = &mut self.sampler {
+            f(h);
+        }
+        self.coord.iter_mut().for_each(&mut f);
+        if let Some(a) = &mut self.array_index {
+            f(a);
+        }
+        match &mut self.lod {
+            Lod::Bias(s) | Lod::Level(s) => f(s),
+            Lod::Grad { dx, dy } => dx.iter_mut().chain(dy.iter_mut()).for_each(&mut f),
+            Lod::Implicit | Lod::Zero => {}
+        }
+        for s in [
+            &mut self.min_lod,
+            &mut self.depth_ref,
+            &mut self.sample_index,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            f(s);
+        }
+        match &mut self.offset {
+            Offset::Packed(s) => f(s),
+            Offset::Dynamic(v) | Offset::PerTexel(v) => v.iter_mut().for_each(&mut f),
+            Offset::None | Offset::Imm(_) => {}
+        }
+        self.mcs.iter_mut().for_each(&mut f);
+    }
+
+    /// Calls `f` on every scalar the instruction writes: result channels, then the status.
+    pub fn for_each_dst_mut(&mut self, mut f: impl FnMut(&mut Scalar)) {
+        self.dst.iter_mut().flatten().for_each(&mut f);
+        if let Some(s) = &mut self.status_dst {
+            f(s);
+        }
+    }
+
+    /// Every scalar the instruction reads (see [`TexInstr::for_each_source_mut`]).
+    pub fn sources(&self) -> Vec<Scalar> {
+        let mut copy = self.clone();
+        let mut out = Vec::new();
+        copy.for_each_source_mut(|s| out.push(*s));
+        out
+    }
+
+    /// Every scalar the instruction writes.
+    pub fn dsts(&self) -> Vec<Scalar> {
+        self.dst
+            .iter()
+            .flatten()
+            .chain(&self.status_dst)
+            .copied()
+            .collect()
     }
 
     /// The RGBA write mask: bit `c` set when channel `c` is written.

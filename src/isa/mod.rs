@@ -26,16 +26,27 @@ pub enum Form {
 }
 
 /// Operands of one texture instruction that the target reads or writes as one register
-/// vector: they must sit in consecutive registers starting at a multiple of `align`
-/// (NVIDIA Ra, Rb and Rd: research/nvidia.md §4, seeds/nvidia-TEX.txt "alignment
-/// restrictions"). Operands are named by [`Operand`].
+/// operand, and how they must lie in it. Operands are named by [`Operand`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RegGroup {
-    /// The vector's name in messages (`Ra`, `Rb`, `Rd`).
+    /// The operand's name in messages (`Ra`, `Rb`, `Rd`, `address`, `dst`).
     pub name: &'static str,
     pub operands: Vec<Operand>,
-    /// Alignment of the first register, in registers.
-    pub align: u32,
+    pub layout: GroupLayout,
+}
+
+/// How the operands of a [`RegGroup`] must lie.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GroupLayout {
+    /// Consecutive registers, the first a multiple of `align` (NVIDIA Ra, Rb and Rd:
+    /// research/nvidia.md §4, seeds/nvidia-TEX.txt "alignment restrictions").
+    Consecutive { align: u32 },
+    /// Components of one register, in any order (DX vector operands: the swizzle or write
+    /// mask picks them); immediates all, or registers all.
+    OneRegister,
+    /// One variable, operand `k` at byte `k × stride` (vISA results: each returned channel
+    /// starts a new GRF).
+    ChannelBlocks { stride: u32 },
 }
 
 /// One operand of a texture instruction, by role: what a [`RegGroup`] lists.
@@ -86,6 +97,13 @@ pub trait Codec: Sync {
     fn register_groups(&self, t: &TexInstr) -> Result<Vec<RegGroup>, Error> {
         let _ = t;
         Ok(Vec::new())
+    }
+    /// For each texture instruction of `program`, in order, the registers the stream before
+    /// it sets to a constant that nothing in between overwrites (`MOV32I R9, 0xe1`, DX
+    /// `mov r0.x, l(0)`): what `passes::fold_constants` folds into immediates. A codec that
+    /// cannot tell reports none.
+    fn constants(&self, program: &Program) -> Vec<Vec<(crate::ir::Reg, u32)>> {
+        vec![Vec::new(); program.tex_instrs().count()]
     }
     /// Builds a whole program of this ISA from target-ready IR (the output of the passes):
     /// the instructions, the declarations they need and the program around them, so that

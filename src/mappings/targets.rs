@@ -50,7 +50,47 @@ pub struct TargetCaps {
     pub offsets: OffsetForm,
     pub sample_layer: LayerForm,
     pub fetch_layer: LayerForm,
+    /// A fetch reads its mip level as a component of the address (DX `ld`): the level-zero
+    /// form still names a level.
+    pub fetch_lod_in_address: bool,
     pub uniform_param_type: bool,
+    /// Bytes in one register of a byte-addressed file (vISA GRF); 0 elsewhere.
+    pub grf_bytes: u32,
+    /// Coordinates are passed positionally, the layer among them (vISA).
+    pub positional_coords: bool,
+    /// A size query can return floats (DX `resinfo`), not only integers.
+    pub size_query_float: bool,
+    /// Layout of offsets packed in a register (`offsets = "packed_register"`).
+    pub packed_offset: Option<PackedOffset>,
+    /// The same for gathers.
+    pub packed_offset_gather: Option<PackedOffset>,
+}
+
+/// Offsets packed into one register: component `i` in `bits` bits at bit `i * stride`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackedOffset {
+    pub bits: u32,
+    pub stride: u32,
+}
+
+impl PackedOffset {
+    /// The register value holding `offsets` (each field two's complement, masked to `bits`).
+    pub fn pack(self, offsets: [i8; 3]) -> u32 {
+        let mask = (1u32 << self.bits) - 1;
+        offsets.iter().enumerate().fold(0, |v, (i, &o)| {
+            v | ((o as i32 as u32) & mask) << (i as u32 * self.stride)
+        })
+    }
+
+    /// The offsets a register value holds (fields sign-extended).
+    pub fn unpack(self, value: u32) -> [i8; 3] {
+        let field = |i: u32| {
+            let raw = (value >> (i * self.stride)) & ((1 << self.bits) - 1);
+            ((raw << (32 - self.bits)) as i32 >> (32 - self.bits)) as i8
+        };
+        [field(0), field(1), field(2)]
+    }
 }
 
 #[derive(Deserialize)]

@@ -1,8 +1,210 @@
 //! Cross-ISA translation: bindings, register map, the pass pipeline, the backend and the
 //! Report (docs/translation.md).
+//!
+//! ```
+//! use texlate::translate::{translate, Options};
+//! use texlate::{Form, Isa};
+//!
+//! // A DX sample of a 2D texture, to NVIDIA: r1.xy ↔ R4, R5 and r0 ↔ R0..R3 by default.
+//! let src = b"ps_5_0\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_sampler s0, mode_default\nsample r0.xyzw, r1.xyxx, t0.xyzw, s0\n";
+//! let t = translate(src, &Options::new(Isa::Dxbc, Isa::Nvidia))?;
+//! let text = String::from_utf8(t.output).unwrap();
+//! assert!(text.contains("TEX R0, R4, 0x0, 2D, 0xf"), "{text}");
+//! assert_eq!(t.report.instructions.len(), 1);
+//! # Ok::<(), texlate::Error>(())
+//! ```
 
 pub mod bindings;
 pub mod regmap;
+pub mod report;
 
 pub use bindings::{Binding, Bindings, ReturnType, Slot};
 pub use regmap::RegisterMap;
+pub use report::Report;
+
+use crate::error::{Error, Unsupported};
+use crate::ir::{Comment, Isa, Item, Lod, Program, TexOp};
+use crate::isa::{codec, EmitOptions, Stage};
+use crate::passes::{self, PassContext, Target};
+use crate::{Form, ReadOptions};
+
+/// What to translate, and how.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub from: Isa,
+    pub to: Isa,
+    /// Text or binary output.
+    pub emit: Form,
+    /// The bindings file: its name (for messages) and text.
+    pub bindings: Option<(String, String)>,
+    /// The register-map file: its name and text.
+    pub regmap: Option<(String, String)>,
+    /// SIMD width of a vISA target (8 or 16).
+    pub simd: u8,
+    /// DX shader stage; by default pixel when an instruction needs implicit derivatives,
+    /// otherwise compute.
+    pub stage: Option<Stage>,
+    /// Refuse inputs with non-texture items instead of keeping them as comments.
+    pub strict: bool,
+    /// How the input is read.
+    pub read: ReadOptions,
+}
+
+impl Options {
+    /// Text output, default bindings and register map, SIMD16.
+    pub fn new(from: Isa, to: Isa) -> Self {
+        Options {
+            from,
+            to,
+            emit: Form::Text,
+            bindings: None,
+            regmap: None,
+            simd: 16,
+            stage: None,
+            strict: false,
+            read: ReadOptions::default(),
+        }
+    }
+}
+
+/// A translation: the output bytes, the target program they encode, and the Report.
+#[derive(Clone, Debug)]
+pub struct Translation {
+    pub output: Vec<u8>,
+    pub program: Program,
+    pub report: Report,
+}
+
+/// Whether `program` needs implicit derivatives (a pixel shader).
+fn needs_derivatives(program: &Program) -> bool {
+    program.tex_instrs().any(|t| {
+        matches!(
+            (t.op, &t.lod),
+            (TexOp::Sample, Lod::Implicit | Lod::Bias(_)) | (TexOp::QueryLod, _)
+        )
+    })
+}
+
+/// Translates `input` (text or binary of `options.from`) into `options.to`.
+pub fn translate(input: &[u8], options: &Options) -> Result<Translation, Error> {
+    let source = crate::decode_with(options.from, input, options.read)?;
+    translate_program(source, options)
+}
+
+/// A source program lowered to target-ready IR (docs/translation.md), before the backend.
+#[derive(Clone, Debug)]
+pub struct Lowered {
+    /// The target-ready IR.
+    pub ir: Program,
+    /// The DX stage the target gets.
+    pub stage: Option<Stage>,
+    pub report: Report,
+}
+
+/// Translates a decoded program.
+pub fn translate_program(source: Program, options: &Options) -> Result<Translation, Error> {
+    if options.from == options.to {
+        let output = crate::encode(options.to, &source, options.emit)?;
+        let (bindings, regmap) = parse_files(options)?;
+        let report = Report::identity(&source, bindings, regmap);
+        return Ok(Translation {
+            output,
+            program: source,
+            report,
+        });
+    }
+    let lowered = lower_program(&source, options)?;
+    let emit = EmitOptions {
+        stage: lowered.stage,
+        name: None,
+    };
+    let program = codec(options.to).emit(&lowered.ir, &emit)?;
+    let output = crate::encode(options.to, &program, options.emit)?;
+    Ok(Translation {
+        output,
+        program,
+        report: lowered.report,
+    })
+}
+
+fn parse_files(options: &Options) -> Result<(Bindings, RegisterMap), Error> {
+    let bindings = match &options.bindings {
+        Some((name, text)) => Bindings::parse(name, text)?,
+        None => Bindings::default(),
+    };
+    let regmap = match &options.regmap {
+        Some((name, text)) => RegisterMap::parse(name, text, options.from, options.to)?,
+        None => RegisterMap::default(),
+    };
+    Ok((bindings, regmap))
+}
+
+/// Runs the passes: `source` lowered to target-ready IR for `options.to`, with the Report.
+pub fn lower_program(source: &Program, options: &Options) -> Result<Lowered, Error> {
+    let (from, to) = (options.from, options.to);
+    let (bindings, regmap) = parse_files(options)?;
+    let text_input = source.tex_instrs().any(|t| t.span.line > 0)
+        || source.items.iter().any(|i| match i {
+            Item::Opaque(o) => o.text.is_some(),
+            _ => false,
+        });
+    let source_codec = codec(from);
+    let target_codec = codec(to);
+    // The source's non-texture items become comments, in order.
+    let mut items = Vec::with_capacity(source.items.len());
+    let mut non_texture = 0;
+    for item in source.items.iter().cloned() {
+        match item {
+            Item::Opaque(o) => {
+                non_texture += 1;
+                let text = match &o.text {
+                    Some(t) => t.trim_end().to_string(),
+                    None => o
+                        .bytes
+                        .iter()
+                        .map(|b| format!("{b:02x}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                };
+                if options.strict {
+                    return Err(Error::Unsupported(
+                        Unsupported::new(
+                            format!("the non-texture item `{}`", text.trim()),
+                            from,
+                            to,
+                            "--strict refuses inputs with items texlate does not translate",
+                        )
+                        .at(crate::error::Location::from_span(o.span, o.text.is_some())),
+                    ));
+                }
+                if !text.trim().is_empty() {
+                    items.push(Item::Comment(Comment { text, span: o.span }));
+                }
+            }
+            other => items.push(other),
+        }
+    }
+    let groups = |t: &crate::ir::TexInstr| target_codec.register_groups(t);
+    let target = Target {
+        isa: to,
+        caps: target_codec.caps(),
+        groups: &groups,
+    };
+    let mut ctx = PassContext::new(from, target, bindings, regmap);
+    ctx.simd = options.simd;
+    ctx.text_input = text_input;
+    ctx.constants = source_codec.constants(source);
+    let items = passes::run(items, &mut ctx)?;
+    let mut ir = Program::new(to);
+    ir.items = items;
+    ir.resources = std::mem::take(&mut ctx.resources);
+    ir.samplers = std::mem::take(&mut ctx.samplers);
+    ir.variables = std::mem::take(&mut ctx.variables);
+    let stage = options.stage.or(Some(if needs_derivatives(&ir) {
+        Stage::Pixel
+    } else {
+        Stage::Compute
+    }));
+    let report = Report::new(source, &ir, &ctx, non_texture, stage);
+    Ok(Lowered { ir, stage, report })
+}

@@ -14,6 +14,7 @@ mod asm;
 pub mod container;
 pub mod disasm;
 mod emit;
+mod groups;
 mod lift;
 mod lower;
 pub mod tokens;
@@ -553,6 +554,9 @@ pub fn readme_table() -> String {
 pub struct DxbcCodec;
 
 impl crate::isa::Codec for DxbcCodec {
+    fn register_groups(&self, t: &crate::ir::TexInstr) -> Result<Vec<crate::isa::RegGroup>, Error> {
+        Ok(groups::register_groups(t))
+    }
     fn isa(&self) -> Isa {
         Isa::Dxbc
     }

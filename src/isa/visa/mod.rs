@@ -15,6 +15,7 @@
 mod binary;
 mod container;
 mod emit;
+mod groups;
 mod inst;
 mod lift;
 mod lower;
@@ -339,6 +340,9 @@ pub fn readme_table() -> String {
 pub struct VisaCodec;
 
 impl crate::isa::Codec for VisaCodec {
+    fn register_groups(&self, t: &crate::ir::TexInstr) -> Result<Vec<crate::isa::RegGroup>, Error> {
+        Ok(groups::register_groups(t))
+    }
     fn isa(&self) -> Isa {
         Isa::Visa
     }

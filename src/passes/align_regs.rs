@@ -1,0 +1,226 @@
+//! align_regs: operands where the target reads them, with the fewest moves (DESIGN.md §4).
+//!
+//! Rule: for every register operand the target reads or writes as one unit
+//! (`Codec::register_groups`: NVIDIA's Ra/Rb/Rd vectors, consecutive and aligned; DX vector
+//! operands, components of one register; vISA results, channel blocks of one variable), an
+//! operand already laid out so needs nothing. Otherwise its scalars go into a fresh virtual
+//! vector — sources moved in before the instruction, results moved out after it — that
+//! `assign_temps` places with the layout's constraint. Immediates where the target takes
+//! registers (vISA parameters: "immediates must be moved into a variable first") are moved
+//! into fresh scalars likewise.
+
+use std::collections::HashMap;
+
+use super::{expand_tex, virtual_reg, PassContext};
+use crate::error::Error;
+use crate::ir::{
+    AluOp, Item, Lod, Offset, Reg, RegFile, ResRef, Scalar, ScalarType, TexInstr, TexOp,
+};
+use crate::isa::{GroupLayout, Operand, RegGroup};
+use crate::mappings::targets::RegisterModel;
+
+/// The scalar operand `op` of `t`, if it has one.
+pub fn operand_mut(t: &mut TexInstr, op: Operand) -> Option<&mut Scalar> {
+    match op {
+        Operand::Coord(i) => t.coord.get_mut(i as usize),
+        Operand::ArrayIndex => t.array_index.as_mut(),
+        Operand::ArrayOffset => match (&mut t.array_index, &mut t.offset) {
+            (Some(a), Offset::None) => Some(a),
+            (None, Offset::Packed(o)) => Some(o),
+            _ => None,
+        },
+        Operand::MinLod => t.min_lod.as_mut(),
+        Operand::Lod => match &mut t.lod {
+            Lod::Bias(s) | Lod::Level(s) => Some(s),
+            _ => None,
+        },
+        Operand::GradDx(i) => match &mut t.lod {
+            Lod::Grad { dx, .. } => dx.get_mut(i as usize),
+            _ => None,
+        },
+        Operand::GradDy(i) => match &mut t.lod {
+            Lod::Grad { dy, .. } => dy.get_mut(i as usize),
+            _ => None,
+        },
+        Operand::DepthRef => t.depth_ref.as_mut(),
+        Operand::Offset(i) => match &mut t.offset {
+            Offset::Packed(s) if i == 0 => Some(s),
+            Offset::Dynamic(v) | Offset::PerTexel(v) => v.get_mut(i as usize),
+            _ => None,
+        },
+        Operand::SampleIndex => t.sample_index.as_mut(),
+        Operand::Handle => match &mut t.texture {
+            ResRef::Handle(s) => Some(s),
+            _ => None,
+        },
+        Operand::Dst(c) => t.dst.get_mut(c as usize).and_then(Option::as_mut),
+    }
+}
+
+/// Whether `scalars` already lie as `layout` asks.
+fn laid_out(layout: GroupLayout, scalars: &[Scalar], virtuals: &HashMap<u32, GroupLayout>) -> bool {
+    let regs: Vec<Reg> = scalars
+        .iter()
+        .filter_map(|s| match s {
+            Scalar::Reg(r) => Some(*r),
+            _ => None,
+        })
+        .collect();
+    match layout {
+        GroupLayout::Consecutive { align } => {
+            if scalars.iter().all(|s| *s == Scalar::Zero) {
+                return true;
+            }
+            if regs.len() != scalars.len() {
+                return false;
+            }
+            let first = regs[0];
+            let consecutive = |key: fn(&Reg) -> u32| {
+                regs.iter()
+                    .enumerate()
+                    .all(|(k, r)| r.file == first.file && key(r) == key(&first) + k as u32)
+            };
+            match first.file {
+                RegFile::Temp => {
+                    consecutive(|r| r.index)
+                        && regs.iter().all(|r| r.sub == 0)
+                        && first.index % align.max(1) == 0
+                }
+                // A virtual vector of this layout, its elements in order from 0.
+                RegFile::Virtual => {
+                    first.sub == 0
+                        && regs.iter().all(|r| r.index == first.index)
+                        && consecutive(|r| r.sub)
+                        && virtuals.get(&first.index) == Some(&layout)
+                }
+                _ => false,
+            }
+        }
+        GroupLayout::OneRegister => {
+            if scalars.iter().all(|s| matches!(s, Scalar::Imm(_))) {
+                return true;
+            }
+            regs.len() == scalars.len()
+                && regs.iter().all(|r| {
+                    (r.file, r.index) == (regs[0].file, regs[0].index) && r.file != RegFile::Virtual
+                })
+        }
+        GroupLayout::ChannelBlocks { stride } => {
+            regs.len() == scalars.len()
+                && regs.iter().enumerate().all(|(k, r)| {
+                    r.file == RegFile::Temp
+                        && r.index == regs[0].index
+                        && r.sub == regs[0].sub + k as u32 * stride
+                })
+        }
+    }
+}
+
+/// The type a vISA variable holding operand `op` of `t` is declared with.
+fn operand_type(t: &TexInstr, op: Operand) -> ScalarType {
+    match op {
+        Operand::Dst(_) => t.result_type.unwrap_or(ScalarType::F32),
+        Operand::SampleIndex | Operand::Offset(_) | Operand::Handle | Operand::ArrayOffset => {
+            ScalarType::U32
+        }
+        _ if matches!(t.op, TexOp::Fetch | TexOp::FetchMcs | TexOp::QuerySize) => ScalarType::U32,
+        _ => t.coord_type.unwrap_or(ScalarType::F32),
+    }
+}
+
+/// Runs the pass.
+pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
+    let byte_vars = ctx.target.caps.register_model == RegisterModel::ByteVariables;
+    expand_tex(items, |mut t| {
+        let mut before = Vec::new();
+        let mut after = Vec::new();
+        let groups: Vec<RegGroup> = (ctx.target.groups)(&t)?;
+        let mut grouped: Vec<Operand> = Vec::new();
+        for g in &groups {
+            grouped.extend(&g.operands);
+            let mut scalars = Vec::with_capacity(g.operands.len());
+            for op in &g.operands {
+                match operand_mut(&mut t, *op) {
+                    Some(s) => scalars.push(*s),
+                    None => {
+                        return Err(ctx.unsupported(
+                            &format!("operand {op:?} of `{}`", t.op),
+                            &format!(
+                                "the target's {} operand needs it and the IR has none",
+                                g.name
+                            ),
+                            t.span,
+                        ))
+                    }
+                }
+            }
+            if laid_out(g.layout, &scalars, &ctx.virtual_layouts) {
+                continue;
+            }
+            let v = ctx.new_virtual();
+            ctx.virtual_layouts.insert(v, g.layout);
+            let mut moved = 0;
+            for (k, op) in g.operands.iter().enumerate() {
+                let tmp = virtual_reg(v, k as u32);
+                ctx.virtual_types
+                    .insert((v, k as u32), operand_type(&t, *op));
+                let original = scalars[k];
+                if let Some(s) = operand_mut(&mut t, *op) {
+                    *s = tmp;
+                }
+                if matches!(op, Operand::Dst(_)) {
+                    if original != Scalar::Zero {
+                        after.push(ctx.alu(AluOp::Mov, original, vec![tmp], t.span));
+                        moved += 1;
+                    }
+                } else {
+                    before.push(ctx.alu(AluOp::Mov, tmp, vec![original], t.span));
+                    moved += 1;
+                }
+            }
+            ctx.note(
+                t.span,
+                "align_regs",
+                format!("{} laid out with {moved} move(s)", g.name),
+            );
+        }
+        if byte_vars {
+            // Every other parameter is its own raw operand: immediates into variables.
+            let mut imms = Vec::new();
+            let mut probe = (*t).clone();
+            probe.for_each_source_mut(|s| {
+                if let Scalar::Imm(_) = s {
+                    imms.push(*s);
+                }
+            });
+            if !imms.is_empty() {
+                let mut k = 0;
+                let v = ctx.new_virtual();
+                let mut moves = Vec::new();
+                let ty = operand_type(&t, Operand::Coord(0));
+                t.for_each_source_mut(|s| {
+                    if let Scalar::Imm(_) = s {
+                        moves.push((virtual_reg(v, k), *s));
+                        *s = virtual_reg(v, k);
+                        k += 1;
+                    }
+                });
+                for (k, (dst, src)) in moves.into_iter().enumerate() {
+                    ctx.virtual_types.insert((v, k as u32), ty);
+                    before.push(ctx.alu(AluOp::Mov, dst, vec![src], t.span));
+                }
+                ctx.virtual_layouts
+                    .insert(v, GroupLayout::Consecutive { align: 1 });
+                ctx.note(
+                    t.span,
+                    "align_regs",
+                    format!("{k} immediate parameter(s) moved into variables"),
+                );
+            }
+        }
+        let _ = grouped;
+        before.push(Item::Tex(t));
+        before.extend(after);
+        Ok(before)
+    })
+}

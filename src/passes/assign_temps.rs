@@ -1,0 +1,209 @@
+//! assign_temps: target registers for the passes' virtual temporaries.
+//!
+//! Rule: temporaries never clobber a live value. Every register the translated stream
+//! names, and every register of the register map, keeps its value: temporaries come only
+//! from the others. Two temporaries share registers only when their live ranges (first to
+//! last item naming them) do not overlap: the interference graph of the whole stream
+//! (petgraph) decides, and each temporary takes the lowest registers its neighbours leave
+//! free, with its layout's constraint (`align_regs`: an NVIDIA vector aligned to its length,
+//! a DX vector in one register, vISA channel blocks in one variable).
+
+use std::collections::{BTreeSet, HashMap};
+
+use petgraph::graph::{NodeIndex, UnGraph};
+
+use super::map_regs::{channel_stride, visa_type, FIRST_VISA_VARIABLE, NVIDIA_REGISTERS};
+use super::PassContext;
+use crate::error::Error;
+use crate::ir::{Item, Reg, RegFile, Scalar, Span, Variable};
+use crate::isa::GroupLayout;
+use crate::mappings::targets::RegisterModel;
+
+/// One virtual vector's live range and size.
+#[derive(Clone, Copy, Debug)]
+struct Live {
+    first: usize,
+    last: usize,
+    len: u32,
+    span: Span,
+}
+
+fn for_each_scalar(item: &mut Item, mut f: impl FnMut(&mut Scalar)) {
+    match item {
+        Item::Tex(t) => {
+            t.for_each_source_mut(&mut f);
+            t.for_each_dst_mut(&mut f);
+        }
+        Item::Alu(a) => {
+            f(&mut a.dst);
+            a.srcs.iter_mut().for_each(f);
+        }
+        Item::Comment(_) | Item::Opaque(_) => {}
+    }
+}
+
+fn span_of(item: &Item) -> Span {
+    match item {
+        Item::Tex(t) => t.span,
+        Item::Alu(a) => a.span,
+        Item::Comment(c) => c.span,
+        Item::Opaque(o) => o.span,
+    }
+}
+
+/// Runs the pass.
+pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
+    let model = ctx.target.caps.register_model;
+    let stride = channel_stride(ctx.simd, ctx.target.caps.grf_bytes);
+    let mut live: HashMap<u32, Live> = HashMap::new();
+    let mut used: BTreeSet<u32> = ctx.regmap.entries.values().map(|r| r.index).collect();
+    for (i, item) in items.iter_mut().enumerate() {
+        let span = span_of(item);
+        for_each_scalar(item, |s| {
+            let Scalar::Reg(r) = s else { return };
+            if r.file == RegFile::Virtual {
+                let l = live.entry(r.index).or_insert(Live {
+                    first: i,
+                    last: i,
+                    len: 0,
+                    span,
+                });
+                l.last = i;
+                l.len = l.len.max(r.sub + 1);
+            } else if r.file == RegFile::Temp {
+                used.insert(r.index);
+            }
+        });
+    }
+    let mut order: Vec<u32> = live.keys().copied().collect();
+    order.sort_by_key(|v| (live[v].first, *v));
+    // The interference graph: an edge between temporaries alive at once.
+    let mut graph: UnGraph<u32, ()> = UnGraph::new_undirected();
+    let nodes: HashMap<u32, NodeIndex> = order.iter().map(|v| (*v, graph.add_node(*v))).collect();
+    for (a, va) in order.iter().enumerate() {
+        for vb in &order[a + 1..] {
+            let (x, y) = (live[va], live[vb]);
+            if x.first <= y.last && y.first <= x.last {
+                graph.add_edge(nodes[va], nodes[vb], ());
+            }
+        }
+    }
+    // First free index of the target's registers past everything the stream names.
+    let base = match model {
+        RegisterModel::Scalar => 0,
+        RegisterModel::Vec4 => used.iter().next_back().map_or(0, |m| m + 1),
+        RegisterModel::ByteVariables => used
+            .iter()
+            .next_back()
+            .map_or(FIRST_VISA_VARIABLE, |m| (m + 1).max(FIRST_VISA_VARIABLE)),
+    };
+    // Virtual vector → (first target index, element → target reg).
+    let mut placed: HashMap<u32, u32> = HashMap::new();
+    for v in &order {
+        let l = live[v];
+        let layout = ctx
+            .virtual_layouts
+            .get(v)
+            .copied()
+            .unwrap_or(GroupLayout::Consecutive { align: 1 });
+        let taken_by_neighbours: Vec<(u32, u32)> = graph
+            .neighbors(nodes[v])
+            .filter_map(|n| {
+                let w = graph[n];
+                placed.get(&w).map(|b| (*b, live[&w].len))
+            })
+            .collect();
+        let overlaps = |start: u32, len: u32| {
+            taken_by_neighbours.iter().any(|&(b, n)| match model {
+                RegisterModel::Scalar => start < b + n && b < start + len,
+                _ => b == start,
+            })
+        };
+        let index = match model {
+            RegisterModel::Scalar => {
+                let align = match layout {
+                    GroupLayout::Consecutive { align } => align.max(1),
+                    _ => 1,
+                };
+                (0..NVIDIA_REGISTERS)
+                    .step_by(align as usize)
+                    .find(|&b| {
+                        b + l.len <= NVIDIA_REGISTERS
+                            && !(b..b + l.len).any(|r| used.contains(&r))
+                            && !overlaps(b, l.len)
+                    })
+                    .ok_or_else(|| {
+                        ctx.unsupported(
+                            "a temporary register",
+                            "no free NVIDIA registers are left (R0..R254 are live)",
+                            l.span,
+                        )
+                    })?
+            }
+            RegisterModel::Vec4 => {
+                if l.len > 4 {
+                    return Err(ctx.unsupported(
+                        "a temporary vector",
+                        &format!("{} components do not fit one DX register", l.len),
+                        l.span,
+                    ));
+                }
+                (base..).find(|&b| !overlaps(b, 1)).unwrap_or(base)
+            }
+            RegisterModel::ByteVariables => {
+                let index = (base..).find(|&b| !overlaps(b, 1)).unwrap_or(base);
+                let ty = ctx.virtual_types.get(&(*v, 0)).copied();
+                let name = format!("V{index}");
+                let elts = l.len * stride / 4;
+                let var = ctx
+                    .variables
+                    .entry(name.clone())
+                    .or_insert_with(|| Variable {
+                        name,
+                        ty: visa_type(ty).to_string(),
+                        num_elts: elts,
+                    });
+                var.num_elts = var.num_elts.max(elts);
+                index
+            }
+        };
+        placed.insert(*v, index);
+    }
+    let target = |r: Reg| -> Reg {
+        let b = placed[&r.index];
+        match model {
+            RegisterModel::Scalar => Reg {
+                file: RegFile::Temp,
+                index: b + r.sub,
+                sub: 0,
+            },
+            RegisterModel::Vec4 => Reg {
+                file: RegFile::Temp,
+                index: b,
+                sub: r.sub,
+            },
+            RegisterModel::ByteVariables => Reg {
+                file: RegFile::Temp,
+                index: b,
+                sub: r.sub * stride,
+            },
+        }
+    };
+    for item in &mut items {
+        for_each_scalar(item, |s| {
+            if let Scalar::Reg(r) = s {
+                if r.file == RegFile::Virtual {
+                    *r = target(*r);
+                }
+            }
+        });
+    }
+    if !placed.is_empty() {
+        ctx.note(
+            Span::default(),
+            "assign_temps",
+            format!("{} temporaries placed", placed.len()),
+        );
+    }
+    Ok(items)
+}

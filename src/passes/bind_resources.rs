@@ -1,0 +1,195 @@
+//! bind_resources: every texture and sampler to the target's slot, with the dimension and
+//! return type the bindings say (DESIGN.md §4).
+//!
+//! Rule: an instruction matches the bindings row whose source-side texture and sampler are
+//! its own; one without a sampler (fetch, size query) matches the first row with its
+//! texture. A resource no row names gets a default row: DX `tN`/`sM` ↔ vISA `TN`/`SM` ↔
+//! NVIDIA index `(M << 8) | N` (seeds/nvidia-TEX.txt: `#tsPtrIdxU13 = {#smpU05, #tidU08}`),
+//! with the dimension the source carries (DX declarations, the NVIDIA instruction). Where no
+//! dimension is known (a vISA source) the error names the surface and prints the row to add.
+//! The target's declarations (resources with dimension and return type, samplers with
+//! `comparison` when a depth compare uses them) are collected here.
+
+use super::PassContext;
+use crate::error::Error;
+use crate::ir::{Dimension, Isa, Item, ResRef, Resource, SamplerDecl, ScalarType, TexInstr, TexOp};
+use crate::translate::bindings::{dim_name, Binding, Bindings, ReturnType, Slot};
+
+/// Whether `op` reads through a sampler (a filtered or compared access).
+pub fn uses_sampler(op: TexOp) -> bool {
+    matches!(op, TexOp::Sample | TexOp::Gather { .. } | TexOp::QueryLod)
+}
+
+/// The source-side slot of an instruction, if its texture is a binding.
+fn source_slot(t: &TexInstr) -> Option<Slot> {
+    let ResRef::Binding(texture) = t.texture else {
+        return None;
+    };
+    let sampler = match &t.sampler {
+        Some(ResRef::Binding(s)) => Some(*s),
+        _ => None,
+    };
+    Some(Slot { texture, sampler })
+}
+
+/// The default slots of a resource the source names `slot` (see the module doc).
+fn default_slots(from: Isa, slot: Slot, with_sampler: bool) -> [Option<Slot>; 3] {
+    let (texture, sampler) = match from {
+        Isa::Nvidia => (slot.texture & 0xff, slot.texture >> 8),
+        _ => (slot.texture, slot.sampler.unwrap_or(0)),
+    };
+    let split = Slot {
+        texture,
+        sampler: with_sampler.then_some(sampler),
+    };
+    let nvidia = Slot {
+        texture: (sampler << 8) | texture,
+        sampler: None,
+    };
+    [Some(split), Some(split), Some(nvidia)]
+}
+
+fn return_type_of(t: &TexInstr) -> ReturnType {
+    match t.result_type {
+        Some(ScalarType::I32) => ReturnType::Sint,
+        Some(ScalarType::U32) if t.op == TexOp::Sample || matches!(t.op, TexOp::Gather { .. }) => {
+            ReturnType::Uint
+        }
+        Some(ScalarType::Other("unorm")) => ReturnType::Unorm,
+        Some(ScalarType::Other("snorm")) => ReturnType::Snorm,
+        _ => ReturnType::Float,
+    }
+}
+
+fn spelled(isa: Isa, slot: Slot) -> String {
+    match isa {
+        Isa::Dxbc => format!("t{}", slot.texture),
+        Isa::Visa => format!("T{}", slot.texture),
+        Isa::Nvidia => format!("texture {:#x}", slot.texture),
+    }
+}
+
+/// Runs the pass.
+pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
+    let to = ctx.target.isa;
+    for item in &mut items {
+        let Item::Tex(t) = item else { continue };
+        if let ResRef::Handle(_) = t.texture {
+            ctx.check_rule("handle", t.span)?;
+            continue;
+        }
+        let Some(slot) = source_slot(t) else {
+            return Err(ctx.unsupported(
+                "a resource indexed at run time",
+                "bindings map fixed slots only",
+                t.span,
+            ));
+        };
+        let with_sampler = uses_sampler(t.op);
+        let row = match ctx.bindings.find(ctx.from, slot.texture, slot.sampler) {
+            Some(r) => r,
+            None => {
+                let [visa, dxbc, nvidia] = default_slots(ctx.from, slot, with_sampler);
+                let mut row = Binding {
+                    dim: t.dim,
+                    return_type: return_type_of(t),
+                    visa,
+                    dxbc,
+                    nvidia,
+                    line: 0,
+                };
+                if row.dim == Dimension::Deferred {
+                    row.dim = crate::translate::bindings::parse_dim("2d").unwrap_or(t.dim);
+                    return Err(ctx.unsupported(
+                        &format!("{} {}", ctx.from.name(), spelled(ctx.from, slot)),
+                        &format!(
+                            "its dimension is not known ({} instructions do not carry one); give --bindings with a row such as:\n{}",
+                            ctx.from.name(),
+                            Bindings::row_toml(&row).replace("\"2d\"", "\"2d\"  # the real dimension")
+                        ),
+                        t.span,
+                    ));
+                }
+                ctx.bindings.rows.push(row);
+                ctx.bindings.rows.len() - 1
+            }
+        };
+        let binding = ctx.bindings.rows[row].clone();
+        match (t.dim, binding.dim) {
+            (Dimension::Deferred, d) => t.dim = d,
+            (a, b) if a != b => {
+                return Err(ctx.unsupported(
+                    &format!("{} {}", ctx.from.name(), spelled(ctx.from, slot)),
+                    &format!(
+                        "the instruction reads it as {} but the bindings row at line {} says {}",
+                        dim_name(a),
+                        binding.line,
+                        dim_name(b)
+                    ),
+                    t.span,
+                ))
+            }
+            _ => {}
+        }
+        let [visa, dxbc, nvidia] = default_slots(ctx.from, slot, with_sampler);
+        let fallback = match to {
+            Isa::Visa => visa,
+            Isa::Dxbc => dxbc,
+            Isa::Nvidia => nvidia,
+        };
+        let target = binding.slot(to).or(fallback).unwrap_or(slot);
+        if to == Isa::Nvidia && target.texture >= 1 << 13 {
+            return Err(ctx.unsupported(
+                &format!("NVIDIA texture index {:#x}", target.texture),
+                "the bound-texture index has 13 bits (sampler < 32, texture < 256)",
+                t.span,
+            ));
+        }
+        t.texture = ResRef::Binding(target.texture);
+        t.sampler = match to {
+            Isa::Nvidia => None,
+            _ if with_sampler => Some(ResRef::Binding(
+                target
+                    .sampler
+                    .or(fallback.and_then(|f| f.sampler))
+                    .unwrap_or(0),
+            )),
+            _ => None,
+        };
+        ctx.note(
+            t.span,
+            "bind_resources",
+            format!(
+                "{} → {} ({}, binding row {})",
+                spelled(ctx.from, slot),
+                spelled(to, target),
+                dim_name(t.dim),
+                row + 1
+            ),
+        );
+        let ret = binding.return_type;
+        let return_ty = match ret {
+            ReturnType::Float => ScalarType::F32,
+            ReturnType::Sint => ScalarType::I32,
+            ReturnType::Uint => ScalarType::U32,
+            ReturnType::Unorm => ScalarType::Other("unorm"),
+            ReturnType::Snorm => ScalarType::Other("snorm"),
+        };
+        ctx.resources
+            .entry(target.texture)
+            .or_insert_with(|| Resource {
+                name: spelled(to, target),
+                dim: t.dim,
+                return_type: Some([return_ty; 4]),
+                sample_count: None,
+            });
+        if let Some(ResRef::Binding(s)) = t.sampler {
+            let decl = ctx.samplers.entry(s).or_insert_with(|| SamplerDecl {
+                name: format!("s{s}"),
+                comparison: false,
+            });
+            decl.comparison |= t.depth_ref.is_some();
+        }
+    }
+    Ok(items)
+}

@@ -1,0 +1,103 @@
+//! legalize_forms: every instruction's form looked up in the op × target rule table
+//! (`mappings/rules.toml`); a form the target cannot express is refused with the table's
+//! reason, naming the instruction. The rules that apply are noted for the Report.
+
+use super::PassContext;
+use crate::error::Error;
+use crate::ir::{Dim, Dimension, Isa, Item, Lod, Offset, ResRef, TexInstr, TexOp};
+use crate::mappings::rules;
+
+/// The rule ids of `mappings/rules.toml` that describe `t`'s form, from the source `from`.
+pub fn rule_ids(t: &TexInstr, from: Isa) -> Vec<&'static str> {
+    let (dim, ms) = match t.dim {
+        Dimension::Known {
+            dim, multisampled, ..
+        } => (Some(dim), multisampled),
+        Dimension::Deferred => (None, false),
+    };
+    let compare = t.depth_ref.is_some();
+    let mut ids = Vec::new();
+    ids.push(match t.op {
+        TexOp::Sample => match (&t.lod, compare) {
+            (Lod::Grad { .. }, true) => "sample_d_c",
+            (Lod::Grad { .. }, false) if matches!(dim, Some(Dim::D3 | Dim::Cube)) => {
+                "sample_d_3d_cube"
+            }
+            (Lod::Grad { .. }, false) => "sample_d",
+            (Lod::Implicit, false) => "sample",
+            (Lod::Bias(_), false) => "sample_b",
+            (Lod::Level(_), false) => "sample_l",
+            (Lod::Zero, false) => "sample_lz",
+            (Lod::Implicit, true) => "sample_c",
+            (Lod::Zero, true) => "sample_c_lz",
+            (Lod::Bias(_), true) => "sample_b_c",
+            (Lod::Level(_), true) => "sample_l_c",
+        },
+        TexOp::Fetch if ms && !t.mcs.is_empty() => "fetch_ms_mcs",
+        TexOp::Fetch if ms => "fetch_ms",
+        TexOp::Fetch if t.lod == Lod::Zero => "fetch_lz",
+        TexOp::Fetch => "fetch",
+        TexOp::FetchMcs => "fetch_mcs",
+        TexOp::Gather { .. } if compare => "gather_c",
+        TexOp::Gather { .. } => "gather",
+        TexOp::QueryLod if from == Isa::Nvidia => "query_lod_tmml",
+        TexOp::QueryLod => "query_lod",
+        TexOp::QuerySize => "query_size",
+        TexOp::QuerySamples => "query_samples",
+        TexOp::SamplePos => "sample_pos",
+        TexOp::QueryOther { .. } => "query_other",
+        TexOp::BufferInfo
+        | TexOp::LoadTyped
+        | TexOp::LoadRaw
+        | TexOp::LoadStructured
+        | TexOp::CheckAccessMapped => "buffer_ops",
+    });
+    if compare && dim == Some(Dim::D3) {
+        ids.push("compare_3d");
+    }
+    match &t.offset {
+        Offset::None => {}
+        _ if dim == Some(Dim::Cube) => ids.push("offset_cube"),
+        Offset::Imm(_) => ids.push("offset_imm"),
+        Offset::Packed(_) => ids.push("offset_packed_dynamic"),
+        Offset::Dynamic(_) => ids.push("offset_dynamic"),
+        Offset::PerTexel(_) => ids.push("offset_per_texel"),
+    }
+    if t.min_lod.is_some() {
+        ids.push("min_lod");
+    }
+    if t.flags.residency {
+        ids.push("residency");
+    }
+    if let ResRef::Handle(_) = t.texture {
+        ids.push("handle");
+    }
+    ids
+}
+
+/// Runs the pass.
+pub fn run(items: &[Item], ctx: &mut PassContext) -> Result<(), Error> {
+    for item in items {
+        let Item::Tex(t) = item else { continue };
+        if let Dimension::Known {
+            dim: Dim::Buffer | Dim::RawBuffer | Dim::StructuredBuffer,
+            ..
+        } = t.dim
+        {
+            if t.op != TexOp::Fetch && t.op != TexOp::QuerySize {
+                return Err(ctx.unsupported(
+                    &format!("`{}` on a buffer", t.op),
+                    "buffers are fetched, not sampled",
+                    t.span,
+                ));
+            }
+        }
+        for id in rule_ids(t, ctx.from) {
+            ctx.check_rule(id, t.span)?;
+            if let rules::Outcome::Native(form) = rules::rule(id).outcome(ctx.target.isa) {
+                ctx.note(t.span, "legalize_forms", format!("{id} → {form}"));
+            }
+        }
+    }
+    Ok(())
+}

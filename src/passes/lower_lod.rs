@@ -1,0 +1,48 @@
+//! lower_lod: an explicit LOD that is the constant 0 becomes the level-zero form.
+//!
+//! Rule: `sample_l` with 0 → LZ forms (`sample_lz`, `TEX.LZ`, DX `sample_l` with `l(0.0)`,
+//! `sample_c_lz` / `TEX.LZ.DC` with a compare); a fetch at level 0 → `ld_lz` / `TLD.LZ` /
+//! `load_lz` (Mesa NAK `nak_nir_lower_tex`: "constant lod == 0 → Zero"; brw: "lod == 0 turns
+//! TXL → SAMPLE_LZ and TXF → LD_LZ on gfx9+"). A vISA LOD slot left out reads 0 (seeds:
+//! "missing parameters will have the value of 0"), which lifts as `Scalar::Zero`. A target
+//! whose fetch reads the level from its address (DX `ld`, `fetch_lod_in_address`) is given
+//! the level 0 as an immediate there.
+
+use super::{for_each_tex, PassContext};
+use crate::error::Error;
+use crate::ir::{Imm, Item, Lod, Scalar, ScalarType, TexOp};
+
+/// Whether `s` is the constant 0 (+0.0, -0.0 or integer 0).
+pub fn is_zero(s: &Scalar) -> bool {
+    match s {
+        Scalar::Zero => true,
+        Scalar::Imm(i) => i.bits & 0x7fff_ffff == 0,
+        Scalar::Reg(_) => false,
+    }
+}
+
+/// Runs the pass.
+pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
+    let mut notes = Vec::new();
+    let lod_in_address = ctx.target.caps.fetch_lod_in_address;
+    for_each_tex(items, |_, t| {
+        let zero = matches!(&t.lod, Lod::Level(s) if is_zero(s));
+        if zero && matches!(t.op, TexOp::Sample | TexOp::Fetch | TexOp::Gather { .. }) {
+            t.lod = Lod::Zero;
+            notes.push((t.span, "explicit LOD 0 → level-zero form"));
+        }
+        if lod_in_address && t.op == TexOp::Fetch && t.lod == Lod::Zero && t.sample_index.is_none()
+        {
+            t.lod = Lod::Level(Scalar::Imm(Imm {
+                bits: 0,
+                ty: ScalarType::U32,
+            }));
+            notes.push((t.span, "level 0 named in the fetch address"));
+        }
+        Ok(())
+    })?;
+    for (span, n) in notes {
+        ctx.note(span, "lower_lod", n);
+    }
+    Ok(())
+}

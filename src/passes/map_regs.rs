@@ -1,0 +1,210 @@
+//! map_regs: every source register to its target register (DESIGN.md §4).
+//!
+//! Rule: the user's `--regmap` entries first; then the defaults, one register model to the
+//! other (`TargetCaps::register_model`), chosen so that the three ISAs line up:
+//! DX `rN.c` ↔ NVIDIA `R(4N+c)` ↔ vISA variable `V(32+N)` at byte `c × stride`, where the
+//! stride is one channel block of the target's SIMD width (each returned channel starts a
+//! new GRF, seeds/visa-3D_SAMPLE.md). Registers of other files (DX inputs and outputs,
+//! NVIDIA predicates) and vISA variables of a vISA source are given the next free target
+//! registers after those, in order of first use: a vISA variable becomes one DX register or
+//! one aligned block of four NVIDIA registers, its channel blocks the components.
+
+use std::collections::BTreeSet;
+
+use super::{for_each_tex, PassContext};
+use crate::error::Error;
+use crate::ir::{Item, Reg, RegFile, Scalar, ScalarType, TexInstr, TexOp, Variable};
+use crate::mappings::targets::RegisterModel;
+
+/// First variable number a vISA kernel may declare (1..31 are predefined).
+pub const FIRST_VISA_VARIABLE: u32 = 32;
+/// NVIDIA general registers R0..R254 (R255 is RZ).
+pub const NVIDIA_REGISTERS: u32 = 255;
+
+/// Bytes between channel blocks of a vISA operand of `simd` 32-bit lanes.
+pub fn channel_stride(simd: u8, grf_bytes: u32) -> u32 {
+    (u32::from(simd) * 4).max(grf_bytes)
+}
+
+/// vISA type name of a scalar type.
+pub fn visa_type(ty: Option<ScalarType>) -> &'static str {
+    match ty {
+        Some(ScalarType::U32 | ScalarType::U16) => "ud",
+        Some(ScalarType::I32 | ScalarType::I16) => "d",
+        Some(ScalarType::F16) => "hf",
+        _ => "f",
+    }
+}
+
+/// (group, component) of a source register: a DX register and component, an NVIDIA
+/// register split by four, a vISA variable and channel block.
+fn group_of(model: RegisterModel, r: Reg, stride: u32) -> (u32, Option<u32>) {
+    match model {
+        RegisterModel::Vec4 => (r.index, Some(r.sub)),
+        RegisterModel::Scalar => (r.index / 4, Some(r.index % 4)),
+        RegisterModel::ByteVariables => {
+            let block = r.sub / stride.max(1);
+            (
+                r.index,
+                (r.sub % stride.max(1) == 0 && block < 4).then_some(block),
+            )
+        }
+    }
+}
+
+/// Runs the pass.
+pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
+    let from = ctx.source_caps.register_model;
+    let to = ctx.target.caps.register_model;
+    let target_stride = channel_stride(ctx.simd, ctx.target.caps.grf_bytes);
+    // Source registers in order of first use, with the exec width that reads them and the
+    // type they are used as.
+    let mut order: Vec<(Reg, u32, Option<ScalarType>)> = Vec::new();
+    for item in items.iter() {
+        let Item::Tex(t) = item else { continue };
+        let stride = channel_stride(t.exec.map_or(16, |e| e.size), ctx.source_caps.grf_bytes);
+        let src_ty = if matches!(t.op, TexOp::Fetch | TexOp::QuerySize) {
+            Some(ScalarType::U32)
+        } else {
+            t.coord_type.or(Some(ScalarType::F32))
+        };
+        for (s, ty) in t
+            .sources()
+            .into_iter()
+            .map(|s| (s, src_ty))
+            .chain(t.dsts().into_iter().map(|s| (s, t.result_type)))
+        {
+            if let Scalar::Reg(r) = s {
+                if !order.iter().any(|(q, ..)| *q == r) {
+                    order.push((r, stride, ty));
+                }
+            }
+        }
+    }
+    // Target registers already taken: the user's map.
+    let mut taken: BTreeSet<(u32, u32)> = ctx
+        .regmap
+        .entries
+        .values()
+        .map(|r| (r.index, r.sub))
+        .collect();
+    let mut groups: std::collections::HashMap<(RegFile, u32), u32> = Default::default();
+    // Default group numbers: source temporaries keep their number (so DX r3 ↔ NVIDIA R12..15
+    // ↔ vISA V35); everything else after the highest.
+    let mut next_group = order
+        .iter()
+        .filter(|(r, ..)| r.file == RegFile::Temp && from != RegisterModel::ByteVariables)
+        .map(|(r, s, _)| group_of(from, *r, *s).0 + 1)
+        .max()
+        .unwrap_or(0);
+    for (r, stride, ty) in order {
+        if ctx.regmap.get(&r).is_some() {
+            continue;
+        }
+        let (group, comp) = group_of(from, r, stride);
+        let keep_number = r.file == RegFile::Temp && from != RegisterModel::ByteVariables;
+        let key = (r.file, group);
+        let g = match groups.get(&key) {
+            Some(g) => *g,
+            None => {
+                let g = if keep_number {
+                    group
+                } else {
+                    next_group += 1;
+                    next_group - 1
+                };
+                groups.insert(key, g);
+                g
+            }
+        };
+        // The component inside the group: the source's own, or the next free one; a full
+        // group (a user map took its components) spills into a fresh group.
+        let free = |g: u32, c: u32| !taken_in(&taken, to, g, c, target_stride);
+        let (g, comp) = match comp {
+            Some(c) if free(g, c) => (g, c),
+            _ => match (0..4).find(|&c| free(g, c)) {
+                Some(c) => (g, c),
+                None => {
+                    next_group += 1;
+                    groups.insert(key, next_group - 1);
+                    (next_group - 1, 0)
+                }
+            },
+        };
+        let target = match to {
+            RegisterModel::Vec4 => Reg {
+                file: RegFile::Temp,
+                index: g,
+                sub: comp,
+            },
+            RegisterModel::Scalar => Reg {
+                file: RegFile::Temp,
+                index: 4 * g + comp,
+                sub: 0,
+            },
+            RegisterModel::ByteVariables => {
+                let index = FIRST_VISA_VARIABLE + g;
+                let name = format!("V{index}");
+                let elts = 4 * target_stride / 4;
+                ctx.variables
+                    .entry(name.clone())
+                    .or_insert_with(|| Variable {
+                        name,
+                        ty: visa_type(ty).to_string(),
+                        num_elts: elts,
+                    });
+                Reg {
+                    file: RegFile::Temp,
+                    index,
+                    sub: comp * target_stride,
+                }
+            }
+        };
+        if to == RegisterModel::Scalar && target.index >= NVIDIA_REGISTERS {
+            return Err(ctx.unsupported(
+                &format!("source register {r}"),
+                &format!(
+                    "its default NVIDIA register R{} is past R254; give --regmap",
+                    target.index
+                ),
+                crate::ir::Span::default(),
+            ));
+        }
+        taken.insert((target.index, target.sub));
+        ctx.regmap.entries.insert(r, target);
+    }
+    let map = ctx.regmap.clone();
+    for_each_tex(items, |_, t| {
+        rewrite(t, &map.entries);
+        Ok(())
+    })
+}
+
+fn taken_in(
+    taken: &BTreeSet<(u32, u32)>,
+    model: RegisterModel,
+    group: u32,
+    comp: u32,
+    stride: u32,
+) -> bool {
+    match model {
+        RegisterModel::Vec4 => taken.contains(&(group, comp)),
+        RegisterModel::Scalar => taken.contains(&(4 * group + comp, 0)),
+        RegisterModel::ByteVariables => {
+            taken.contains(&(FIRST_VISA_VARIABLE + group, comp * stride))
+        }
+    }
+}
+
+/// Rewrites every register of `t` through `map`.
+pub fn rewrite(t: &mut TexInstr, map: &indexmap::IndexMap<Reg, Reg>) {
+    let f = |s: &mut Scalar| {
+        if let Scalar::Reg(r) = s {
+            if let Some(m) = map.get(r) {
+                *r = *m;
+            }
+        }
+    };
+    t.for_each_source_mut(f);
+    t.for_each_dst_mut(f);
+}

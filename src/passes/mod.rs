@@ -1,0 +1,225 @@
+//! The lowering passes: IR of the source rewritten, pass by pass, into IR the target can
+//! express (docs/translation.md "Target-ready IR"). One file per pass, each with a doc comment
+//! stating its rule and where the rule comes from. A pass sees the IR, the target's
+//! capabilities ([`TargetCaps`], `mappings/targets.toml`), the rule table
+//! (`mappings/rules.toml`) and this context — never a codec.
+//!
+//! Generic rules come first and are correct on their own (moves into fresh temporaries);
+//! native forms are the higher-priority rules gated on the caps (the cranelift ISLE
+//! principle). Every rule that fires is recorded as a [`Note`] for the Report.
+
+pub mod align_regs;
+pub mod assign_temps;
+pub mod bind_resources;
+pub mod canonical_coords;
+pub mod fold_constants;
+pub mod legalize_forms;
+pub mod lower_arrays;
+pub mod lower_lod;
+pub mod lower_offsets;
+pub mod lower_queries;
+pub mod lower_simd;
+pub mod map_regs;
+
+use std::collections::HashMap;
+
+use indexmap::IndexMap;
+
+use crate::error::{Error, Location, Unsupported};
+use crate::ir::{
+    AluInstr, AluOp, Exec, Isa, Item, Reg, RegFile, Resource, SamplerDecl, Scalar, ScalarType,
+    Span, TexInstr, Variable,
+};
+use crate::isa::{GroupLayout, RegGroup};
+use crate::mappings::rules;
+use crate::mappings::targets::TargetCaps;
+use crate::translate::{Bindings, RegisterMap};
+
+/// A rule that fired on one instruction, for the Report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Note {
+    /// The source instruction.
+    pub span: Span,
+    /// The pass.
+    pub pass: &'static str,
+    /// What it did.
+    pub detail: String,
+}
+
+/// What the target can express, as the passes see it: its caps and its register vectors.
+pub struct Target<'a> {
+    pub isa: Isa,
+    pub caps: &'static TargetCaps,
+    /// The register vectors an instruction reads and writes (`Codec::register_groups`).
+    pub groups: &'a dyn Fn(&TexInstr) -> Result<Vec<RegGroup>, Error>,
+}
+
+/// Everything a pass may read and update besides the items.
+pub struct PassContext<'a> {
+    pub from: Isa,
+    pub source_caps: &'static TargetCaps,
+    pub target: Target<'a>,
+    /// The bindings in force; `bind_resources` adds default rows for resources the user's
+    /// file does not name.
+    pub bindings: Bindings,
+    /// Source register → target register; `map_regs` fills in the defaults.
+    pub regmap: RegisterMap,
+    /// Source registers the source stream sets to a constant before each texture
+    /// instruction (`fold_constants`): texture-instruction number → (register, bits).
+    pub constants: Vec<Vec<(Reg, u32)>>,
+    /// SIMD width for SIMD targets (`--simd`).
+    pub simd: u8,
+    /// Whether the input was text (errors then speak in lines and columns).
+    pub text_input: bool,
+    pub notes: Vec<Note>,
+    /// The target's resource and sampler declarations (`bind_resources`).
+    pub resources: IndexMap<u32, Resource>,
+    pub samplers: IndexMap<u32, SamplerDecl>,
+    /// Variables the target program declares (vISA), by name.
+    pub variables: IndexMap<String, Variable>,
+    /// The layout each virtual vector must get (`align_regs`); scalars have none.
+    pub virtual_layouts: HashMap<u32, GroupLayout>,
+    /// The element type of virtual registers, for targets whose registers are typed (vISA).
+    pub virtual_types: HashMap<(u32, u32), ScalarType>,
+    next_virtual: u32,
+}
+
+impl<'a> PassContext<'a> {
+    pub fn new(from: Isa, target: Target<'a>, bindings: Bindings, regmap: RegisterMap) -> Self {
+        PassContext {
+            from,
+            source_caps: crate::mappings::targets::caps(from),
+            target,
+            bindings,
+            regmap,
+            constants: Vec::new(),
+            simd: 16,
+            text_input: false,
+            notes: Vec::new(),
+            resources: IndexMap::new(),
+            samplers: IndexMap::new(),
+            variables: IndexMap::new(),
+            virtual_layouts: HashMap::new(),
+            virtual_types: HashMap::new(),
+            next_virtual: 0,
+        }
+    }
+
+    /// Records that `pass` did `detail` to the instruction read at `span`.
+    pub fn note(&mut self, span: Span, pass: &'static str, detail: impl Into<String>) {
+        self.notes.push(Note {
+            span,
+            pass,
+            detail: detail.into(),
+        });
+    }
+
+    /// Where an instruction read at `span` is, as errors say it.
+    pub fn location(&self, span: Span) -> Location {
+        Location::from_span(span, self.text_input)
+    }
+
+    /// The refusal of rule `id` of `mappings/rules.toml` for the instruction at `span`, when
+    /// the target cannot express the form.
+    pub fn check_rule(&self, id: &str, span: Span) -> Result<(), Error> {
+        match rules::refusal(id, self.target.isa) {
+            None => Ok(()),
+            Some(why) => Err(self.unsupported(&rules::rule(id).form, why, span)),
+        }
+    }
+
+    /// An `unsupported` error about the instruction at `span`.
+    pub fn unsupported(&self, what: &str, why: &str, span: Span) -> Error {
+        Error::Unsupported(
+            Unsupported::new(what, self.from, self.target.isa, why).at(self.location(span)),
+        )
+    }
+
+    /// A fresh virtual register vector; `assign_temps` gives it target registers.
+    pub fn new_virtual(&mut self) -> u32 {
+        self.next_virtual += 1;
+        self.next_virtual - 1
+    }
+
+    /// A fresh virtual scalar of type `ty`.
+    pub fn new_virtual_scalar(&mut self, ty: ScalarType) -> Scalar {
+        let v = self.new_virtual();
+        self.virtual_types.insert((v, 0), ty);
+        virtual_reg(v, 0)
+    }
+
+    /// The exec of ALU instructions the passes emit (the target's SIMD width, if any).
+    pub fn exec(&self) -> Option<Exec> {
+        self.target.caps.simd.then_some(Exec {
+            size: self.simd,
+            mask: 0,
+        })
+    }
+
+    /// An ALU instruction for the instruction at `span`.
+    pub fn alu(&self, op: AluOp, dst: Scalar, srcs: Vec<Scalar>, span: Span) -> Item {
+        Item::Alu(Box::new(AluInstr {
+            op,
+            dst,
+            srcs,
+            pred: None,
+            exec: self.exec(),
+            span,
+        }))
+    }
+}
+
+/// Element `sub` of virtual vector `index`.
+pub fn virtual_reg(index: u32, sub: u32) -> Scalar {
+    Scalar::Reg(Reg {
+        file: RegFile::Virtual,
+        index,
+        sub,
+    })
+}
+
+/// Runs every pass, in order, on the items of a source program. The result is target-ready
+/// IR (docs/translation.md).
+pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
+    let mut items = bind_resources::run(items, ctx)?;
+    canonical_coords::run(&mut items, ctx)?;
+    fold_constants::run(&mut items, ctx)?;
+    lower_lod::run(&mut items, ctx)?;
+    legalize_forms::run(&items, ctx)?;
+    map_regs::run(&mut items, ctx)?;
+    let items = lower_offsets::run(items, ctx)?;
+    let items = lower_arrays::run(items, ctx)?;
+    let items = lower_queries::run(items, ctx)?;
+    let mut items = lower_simd::run(items, ctx)?;
+    let items = align_regs::run(std::mem::take(&mut items), ctx)?;
+    assign_temps::run(items, ctx)
+}
+
+/// Calls `f` on every texture instruction, with its item index.
+pub fn for_each_tex(
+    items: &mut [Item],
+    mut f: impl FnMut(usize, &mut TexInstr) -> Result<(), Error>,
+) -> Result<(), Error> {
+    for (i, item) in items.iter_mut().enumerate() {
+        if let Item::Tex(t) = item {
+            f(i, t)?;
+        }
+    }
+    Ok(())
+}
+
+/// Rebuilds the item list: `f` returns what replaces each texture instruction (the
+/// instruction itself, with ALU items around it); other items stay.
+pub fn expand_tex(
+    items: Vec<Item>,
+    mut f: impl FnMut(Box<TexInstr>) -> Result<Vec<Item>, Error>,
+) -> Result<Vec<Item>, Error> {
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        match item {
+            Item::Tex(t) => out.extend(f(t)?),
+            other => out.push(other),
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,270 @@
+//! The Report: what a translation did, for people (`Display`, `texlate explain`) and tools
+//! (`--json`, schema in README): bindings and register map used, every emitted instruction
+//! with its source instruction and the rules applied, moves and temporaries, warnings.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use super::bindings::dim_name;
+use super::regmap::spell;
+use super::{Bindings, RegisterMap};
+use crate::ir::{Isa, Item, Program, Span};
+use crate::isa::Stage;
+use crate::passes::PassContext;
+
+/// The Report of one translation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Report {
+    pub from: &'static str,
+    pub to: &'static str,
+    /// The DX shader stage chosen (`pixel`, `compute`, `vertex`), for a DX target.
+    pub stage: Option<&'static str>,
+    pub bindings: Vec<BindingReport>,
+    pub register_map: Vec<RegisterReport>,
+    pub instructions: Vec<InstructionReport>,
+    /// Source items that are not texture instructions: kept as comments in text output,
+    /// left out of binary output.
+    pub non_texture_items: usize,
+    pub warnings: Vec<String>,
+}
+
+/// One bindings row in force.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BindingReport {
+    pub dim: &'static str,
+    #[serde(rename = "return")]
+    pub return_type: &'static str,
+    pub visa: Option<String>,
+    pub dxbc: Option<String>,
+    pub nvidia: Option<String>,
+    /// Line of the bindings file, or `null` for a default row.
+    pub line: Option<u32>,
+}
+
+/// One register-map entry.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RegisterReport {
+    pub source: String,
+    pub target: String,
+}
+
+/// Where a source instruction was read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum SourceLocation {
+    Text { line: u32, column: u32 },
+    Binary { offset: usize },
+}
+
+/// One source texture instruction and what it became.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct InstructionReport {
+    pub source: SourceLocation,
+    /// The source instruction in canonical IR text.
+    pub ir: String,
+    /// The target instructions emitted for it, in canonical IR text, in order.
+    pub emitted: Vec<String>,
+    /// The rules that fired: `pass: what it did`.
+    pub rules: Vec<String>,
+    /// ALU instructions emitted around the texture instruction.
+    pub moves: usize,
+}
+
+fn location(span: Span) -> SourceLocation {
+    if span.line > 0 {
+        SourceLocation::Text {
+            line: span.line,
+            column: span.column,
+        }
+    } else {
+        SourceLocation::Binary {
+            offset: span.offset,
+        }
+    }
+}
+
+fn bindings_report(b: &Bindings) -> Vec<BindingReport> {
+    b.rows
+        .iter()
+        .map(|r| BindingReport {
+            dim: dim_name(r.dim),
+            return_type: r.return_type.name(),
+            dxbc: r.dxbc.map(|s| {
+                format!("t{}", s.texture)
+                    + &s.sampler.map(|m| format!(", s{m}")).unwrap_or_default()
+            }),
+            visa: r.visa.map(|s| {
+                format!("T{}", s.texture)
+                    + &s.sampler.map(|m| format!(", S{m}")).unwrap_or_default()
+            }),
+            nvidia: r.nvidia.map(|s| format!("{:#x}", s.texture)),
+            line: (r.line > 0).then_some(r.line),
+        })
+        .collect()
+}
+
+fn stage_name(stage: Option<Stage>) -> Option<&'static str> {
+    stage.map(|s| match s {
+        Stage::Pixel => "pixel",
+        Stage::Compute => "compute",
+        Stage::Vertex => "vertex",
+    })
+}
+
+impl Report {
+    /// The Report of a translation: `source` as decoded, `ir` the target-ready IR.
+    pub fn new(
+        source: &Program,
+        ir: &Program,
+        ctx: &PassContext,
+        non_texture_items: usize,
+        stage: Option<Stage>,
+    ) -> Report {
+        let (from, to) = (source.isa, ir.isa);
+        let mut instructions: Vec<InstructionReport> = source
+            .tex_instrs()
+            .map(|t| InstructionReport {
+                source: location(t.span),
+                ir: t.to_string(),
+                emitted: Vec::new(),
+                rules: ctx
+                    .notes
+                    .iter()
+                    .filter(|n| n.span == t.span)
+                    .map(|n| format!("{}: {}", n.pass, n.detail))
+                    .collect(),
+                moves: 0,
+            })
+            .collect();
+        for item in &ir.items {
+            let (span, text, alu) = match item {
+                Item::Tex(t) => (t.span, t.to_string(), false),
+                Item::Alu(a) => (a.span, a.to_string(), true),
+                _ => continue,
+            };
+            if let Some(r) = instructions.iter_mut().find(|r| r.source == location(span)) {
+                r.emitted.push(text);
+                r.moves += usize::from(alu);
+            }
+        }
+        let warnings = ctx
+            .notes
+            .iter()
+            .filter(|n| n.pass == "lower_simd" || n.detail.contains("dropped"))
+            .map(|n| format!("{}: {}", describe(n.span), n.detail))
+            .collect();
+        Report {
+            from: from.name(),
+            to: to.name(),
+            stage: if to == Isa::Dxbc {
+                stage_name(stage)
+            } else {
+                None
+            },
+            bindings: bindings_report(&ctx.bindings),
+            register_map: register_report(&ctx.regmap, from, to),
+            instructions,
+            non_texture_items,
+            warnings,
+        }
+    }
+
+    /// The Report of an identity translation (A to A): nothing changed.
+    pub fn identity(source: &Program, bindings: Bindings, regmap: RegisterMap) -> Report {
+        let isa = source.isa;
+        Report {
+            from: isa.name(),
+            to: isa.name(),
+            stage: None,
+            bindings: bindings_report(&bindings),
+            register_map: register_report(&regmap, isa, isa),
+            instructions: source
+                .tex_instrs()
+                .map(|t| InstructionReport {
+                    source: location(t.span),
+                    ir: t.to_string(),
+                    emitted: vec![t.to_string()],
+                    rules: vec!["identity: re-encoded as read".to_string()],
+                    moves: 0,
+                })
+                .collect(),
+            non_texture_items: source.items.len() - source.tex_instrs().count(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The Report as JSON (README documents the schema).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+}
+
+fn register_report(map: &RegisterMap, from: Isa, to: Isa) -> Vec<RegisterReport> {
+    map.entries
+        .iter()
+        .map(|(s, t)| RegisterReport {
+            source: spell(from, *s),
+            target: spell(to, *t),
+        })
+        .collect()
+}
+
+fn describe(span: Span) -> String {
+    match location(span) {
+        SourceLocation::Text { line, column } => format!("line {line}, column {column}"),
+        SourceLocation::Binary { offset } => format!("byte offset {offset:#x}"),
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "texlate: {} → {}", self.from, self.to)?;
+        if let Some(stage) = self.stage {
+            writeln!(f, "stage: {stage}")?;
+        }
+        writeln!(f, "bindings:")?;
+        for b in &self.bindings {
+            let names: Vec<String> = [("dxbc", &b.dxbc), ("visa", &b.visa), ("nvidia", &b.nvidia)]
+                .into_iter()
+                .filter_map(|(k, v)| v.as_ref().map(|v| format!("{k} {v}")))
+                .collect();
+            let origin = b
+                .line
+                .map_or("default".to_string(), |l| format!("line {l}"));
+            writeln!(
+                f,
+                "  {} {}: {} ({origin})",
+                b.dim,
+                b.return_type,
+                names.join(" | ")
+            )?;
+        }
+        writeln!(f, "register map:")?;
+        for r in &self.register_map {
+            writeln!(f, "  {} → {}", r.source, r.target)?;
+        }
+        for (i, ins) in self.instructions.iter().enumerate() {
+            let at = match ins.source {
+                SourceLocation::Text { line, column } => format!("line {line}:{column}"),
+                SourceLocation::Binary { offset } => format!("@{offset:#x}"),
+            };
+            writeln!(f, "[{}] {at}: {}", i + 1, ins.ir)?;
+            for r in &ins.rules {
+                writeln!(f, "    rule   {r}")?;
+            }
+            for e in &ins.emitted {
+                writeln!(f, "    emit   {e}")?;
+            }
+        }
+        writeln!(
+            f,
+            "non-texture items kept as comments: {}",
+            self.non_texture_items
+        )?;
+        for w in &self.warnings {
+            writeln!(f, "warning: {w}")?;
+        }
+        Ok(())
+    }
+}
