@@ -12,6 +12,7 @@
 //! The tables (opcodes, sub-ops, parameter orders, types, modifiers) are
 //! `mappings/visa.toml`.
 
+mod alu;
 mod binary;
 mod container;
 mod emit;
@@ -105,7 +106,11 @@ pub fn print_text(p: &Program) -> Result<String, Error> {
         let line = match item {
             Item::Opaque(o) => opaque_line(p.isa, o)?,
             Item::Comment(c) => crate::isa::comment_line(&c.text),
-            Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Visa)),
+            Item::Alu(a) => alu::emit(a, &scope)?
+                .iter()
+                .map(|i| alu::print(i, &scope))
+                .collect::<Vec<_>>()
+                .join(eol),
             Item::Tex(t) => {
                 let at = Location::Text {
                     line: line_no,
@@ -229,7 +234,11 @@ fn for_each_encoded(p: &Program, mut sink: impl FnMut(&[u8])) -> Result<(), Erro
         match item {
             Item::Opaque(o) if o.text.is_none() => buf.extend_from_slice(&o.bytes),
             Item::Opaque(_) | Item::Comment(_) => {}
-            Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Visa)),
+            Item::Alu(a) => {
+                for i in alu::emit(a, &scope)? {
+                    alu::encode(&i, &mut buf);
+                }
+            }
             Item::Tex(t) => {
                 let inst = emit_checked(t, p.isa, &scope, checks, Location::Binary { offset })?;
                 binary::encode_inst(&inst, &mut buf).map_err(|why| {

@@ -38,7 +38,7 @@ pub struct Limits {
 }
 
 /// A vISA element type.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Eq, Deserialize)]
 pub struct TypeDesc {
     pub name: String,
     pub code: u8,
