@@ -8,6 +8,8 @@
 //! - [`lift`] / [`emit_inst`]: vISA instruction ↔ IR; what the IR does not carry lives in
 //!   [`VisaExtras`] (`Origin::Visa`) and, per program, [`VisaProgram`] (`Program::visa`).
 //! - [`validate`]: the rules of the seeds that GenX_IR does not enforce.
+//! - [`emit`] (the translation backend, a whole kernel from target-ready IR) and [`alu`]
+//!   (IR ALU instructions as vISA arithmetic, printed and encoded).
 //!
 //! The tables (opcodes, sub-ops, parameter orders, types, modifiers) are
 //! `mappings/visa.toml`.
