@@ -7,7 +7,7 @@
 //! gradients the LOD, `si`/`mcs*` the multisample operands, `offu`/`offv` per-pixel offsets.
 //! A parameter the instruction omits reads as zero (seeds: "the missing parameters will have
 //! the value of 0"): an omitted bias or LOD lifts as `Scalar::Zero`; omitted coordinates and
-//! gradients are simply absent. `VisaExtras::num_params` remembers the count so that lowering
+//! gradients are simply absent. `VisaExtras::num_params` remembers the count so that emit
 //! writes the same parameters again.
 
 use crate::ir::{
@@ -16,7 +16,7 @@ use crate::ir::{
 };
 
 use super::inst::{cps_bit, div_s_bit, pixel_null_mask_bit, MsForm, Raw, VisaExtras, VisaInst};
-use super::tables::{self, ChannelKind, LodKind, OpDesc, TypeDesc};
+use super::tables::{self, ChannelKind, LodKind, OpDesc, Slot, TypeDesc};
 
 /// The scalar a raw operand stands for: `%null.0` reads as zero.
 pub fn scalar(r: Raw) -> Scalar {
@@ -95,17 +95,19 @@ pub fn lift(
     let (mut dx, mut dy, mut offsets) = (Vec::new(), Vec::new(), Vec::new());
     for (slot, raw) in order.iter().zip(&inst.params) {
         let s = scalar(*raw);
-        match slot.as_str() {
-            "u" | "v" | "r" => t.coord.push(s),
-            "ai" => t.array_index = Some(s),
-            "ref" => t.depth_ref = Some(s),
-            "bias" => bias = Some(s),
-            "lod" => level = Some(s),
-            "dudx" | "dvdx" | "drdx" => dx.push(s),
-            "dudy" | "dvdy" | "drdy" => dy.push(s),
-            "si" => t.sample_index = Some(s),
-            "offu" | "offv" => offsets.push(s),
-            _ => t.mcs.push(s),
+        match slot {
+            Slot::U | Slot::V | Slot::R => t.coord.push(s),
+            Slot::Ai => t.array_index = Some(s),
+            Slot::Ref => t.depth_ref = Some(s),
+            Slot::Bias => bias = Some(s),
+            Slot::Lod => level = Some(s),
+            Slot::Dudx | Slot::Dvdx | Slot::Drdx => dx.push(s),
+            Slot::Dudy | Slot::Dvdy | Slot::Drdy => dy.push(s),
+            Slot::Si => t.sample_index = Some(s),
+            Slot::Offu | Slot::Offv => offsets.push(s),
+            Slot::Mcsl | Slot::Mcsh | Slot::Mcs0 | Slot::Mcs1 | Slot::Mcs2 | Slot::Mcs3 => {
+                t.mcs.push(s)
+            }
         }
     }
     // Fixed operands (GATHER4_TYPED): unused coordinates are %null.0 (seed); trailing ones
@@ -123,7 +125,7 @@ pub fn lift(
         LodKind::Grad => Lod::Grad { dx, dy },
     };
     let aoff = inst.aoffimmi.map_or(0, |a| a.value);
-    t.offset = if op.has_slot("offu") {
+    t.offset = if op.has_slot(Slot::Offu) {
         extras.po_aoffimmi = aoff;
         Offset::Dynamic(offsets)
     } else if aoff & 0xfff == 0 {

@@ -5,20 +5,23 @@
 //! - [`text`]: the line parser and printer; a whole kernel file round-trips byte-identically
 //!   (non-sampler lines are opaque items; `.decl` lines also name the variables).
 //! - [`binary`]: the instruction encoding (research §6).
-//! - [`lift`] / [`lower`]: vISA instruction ↔ IR; what the IR does not carry lives in
+//! - [`lift`] / [`emit_inst`]: vISA instruction ↔ IR; what the IR does not carry lives in
 //!   [`VisaExtras`] (`Origin::Visa`) and, per program, [`VisaProgram`] (`Program::visa`).
 //! - [`validate`]: the rules of the seeds that GenX_IR does not enforce.
+//! - [`emit`] (the translation backend, a whole kernel from target-ready IR) and [`alu`]
+//!   (IR ALU instructions as vISA arithmetic, printed and encoded).
 //!
 //! The tables (opcodes, sub-ops, parameter orders, types, modifiers) are
 //! `mappings/visa.toml`.
 
+mod alu;
 mod binary;
 mod container;
 mod emit;
+mod emit_inst;
 mod groups;
 mod inst;
 mod lift;
-mod lower;
 mod names;
 mod tables;
 mod text;
@@ -31,7 +34,7 @@ pub use container::{IsaContainer, IsaKernel, IsaSampler};
 pub use inst::{AoffImm, Checks, Gap, Layout, MsForm, Raw, VisaExtras, VisaInst, VisaProgram};
 pub use lift::unpack_aoffimmi;
 
-use lower::LowerError;
+use emit_inst::EmitError;
 use names::Scope;
 
 /// Parses `.visaasm` text (a whole kernel file or bare instructions) under [`Checks::Strict`].
@@ -106,14 +109,18 @@ pub fn print_text(p: &Program) -> Result<String, Error> {
         let line = match item {
             Item::Opaque(o) => opaque_line(p.isa, o)?,
             Item::Comment(c) => crate::isa::comment_line(&c.text),
-            Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Visa)),
+            Item::Alu(a) => alu::emit(a, &scope)?
+                .iter()
+                .map(|i| alu::print(i, &scope))
+                .collect::<Vec<_>>()
+                .join(eol),
             Item::Tex(t) => {
                 let at = Location::Text {
                     line: line_no,
                     column: 1,
                 };
-                let inst = lower_checked(t, p.isa, &scope, checks, at)?;
-                let op = inst.op().ok_or_else(|| internal("lowered op"))?;
+                let inst = emit_checked(t, p.isa, &scope, checks, at)?;
+                let op = inst.op().ok_or_else(|| internal("emitted op"))?;
                 let layout = t.origin.get::<VisaExtras>().and_then(|e| e.layout.as_ref());
                 text::print_line(&inst, op, layout, &scope)
             }
@@ -230,9 +237,13 @@ fn for_each_encoded(p: &Program, mut sink: impl FnMut(&[u8])) -> Result<(), Erro
         match item {
             Item::Opaque(o) if o.text.is_none() => buf.extend_from_slice(&o.bytes),
             Item::Opaque(_) | Item::Comment(_) => {}
-            Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Visa)),
+            Item::Alu(a) => {
+                for i in alu::emit(a, &scope)? {
+                    alu::encode(&i, &mut buf);
+                }
+            }
             Item::Tex(t) => {
-                let inst = lower_checked(t, p.isa, &scope, checks, Location::Binary { offset })?;
+                let inst = emit_checked(t, p.isa, &scope, checks, Location::Binary { offset })?;
                 binary::encode_inst(&inst, &mut buf).map_err(|why| {
                     Error::Validation(ValidationError {
                         location: Location::Binary { offset },
@@ -251,8 +262,8 @@ fn for_each_encoded(p: &Program, mut sink: impl FnMut(&[u8])) -> Result<(), Erro
     Ok(())
 }
 
-/// Lowers one IR instruction and checks it; errors are located at `at` (the output position).
-fn lower_checked(
+/// Emits one IR instruction as a vISA instruction and checks it; errors are located at `at` (the output position).
+fn emit_checked(
     t: &TexInstr,
     from: Isa,
     scope: &Scope,
@@ -266,9 +277,9 @@ fn lower_checked(
             detail,
         })
     };
-    let inst = lower::lower(t).map_err(|e| match e {
-        LowerError::Rule(v) => located(v.rule, v.detail),
-        LowerError::Unsupported(what, why) => {
+    let inst = emit_inst::emit(t).map_err(|e| match e {
+        EmitError::Rule(v) => located(v.rule, v.detail),
+        EmitError::Unsupported(what, why) => {
             Error::Unsupported(Unsupported::new(what, from, Isa::Visa, why))
         }
     })?;
@@ -319,9 +330,10 @@ pub fn readme_table() -> String {
         "| vISA mnemonic | opcode | sub-op | IR op | parameters |\n|---|---|---|---|---|\n",
     );
     for op in &tables::tables().ops {
-        let mut params = op.params.join(" ");
+        let names = |v: &[tables::Slot]| v.iter().map(|s| s.name()).collect::<Vec<_>>().join(" ");
+        let mut params = names(&op.params);
         if !op.params_w.is_empty() {
-            params = format!("{params} (W form: {})", op.params_w.join(" "));
+            params = format!("{params} (W form: {})", names(&op.params_w));
         }
         s.push_str(&format!(
             "| `{}` | {:#04x} {} | {} | {} | {} |\n",

@@ -38,7 +38,7 @@ pub struct Limits {
 }
 
 /// A vISA element type.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Eq, Deserialize)]
 pub struct TypeDesc {
     pub name: String,
     pub code: u8,
@@ -134,6 +134,103 @@ pub enum LodKind {
     None,
 }
 
+/// A parameter slot of a sampler op, by name in `mappings/visa.toml` (the seeds' operand
+/// names): a misspelt slot fails to parse the table instead of falling into a catch-all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Slot {
+    U,
+    V,
+    R,
+    /// Array index.
+    Ai,
+    /// Depth-compare reference.
+    Ref,
+    Bias,
+    Lod,
+    Dudx,
+    Dudy,
+    Dvdx,
+    Dvdy,
+    Drdx,
+    Drdy,
+    /// Sample index.
+    Si,
+    /// `load_2dms_w` MCS words: two 32-bit (SKL) or four 16-bit (ICL+).
+    Mcsl,
+    Mcsh,
+    Mcs0,
+    Mcs1,
+    Mcs2,
+    Mcs3,
+    /// `sample4_po*` per-pixel offsets.
+    Offu,
+    Offv,
+}
+
+impl Slot {
+    /// The name as `mappings/visa.toml` and the seeds write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Slot::U => "u",
+            Slot::V => "v",
+            Slot::R => "r",
+            Slot::Ai => "ai",
+            Slot::Ref => "ref",
+            Slot::Bias => "bias",
+            Slot::Lod => "lod",
+            Slot::Dudx => "dudx",
+            Slot::Dudy => "dudy",
+            Slot::Dvdx => "dvdx",
+            Slot::Dvdy => "dvdy",
+            Slot::Drdx => "drdx",
+            Slot::Drdy => "drdy",
+            Slot::Si => "si",
+            Slot::Mcsl => "mcsl",
+            Slot::Mcsh => "mcsh",
+            Slot::Mcs0 => "mcs0",
+            Slot::Mcs1 => "mcs1",
+            Slot::Mcs2 => "mcs2",
+            Slot::Mcs3 => "mcs3",
+            Slot::Offu => "offu",
+            Slot::Offv => "offv",
+        }
+    }
+
+    /// Whether this is a coordinate (u, v, r).
+    pub fn is_coord(self) -> bool {
+        matches!(self, Slot::U | Slot::V | Slot::R)
+    }
+
+    /// Whether this is an x (`d?dx`) or y (`d?dy`) gradient: `Some(false)` x, `Some(true)` y.
+    pub fn gradient(self) -> Option<bool> {
+        match self {
+            Slot::Dudx | Slot::Dvdx | Slot::Drdx => Some(false),
+            Slot::Dudy | Slot::Dvdy | Slot::Drdy => Some(true),
+            _ => None,
+        }
+    }
+
+    /// Whether this is an MCS word of `load_2dms_w`.
+    pub fn is_mcs(self) -> bool {
+        matches!(
+            self,
+            Slot::Mcsl | Slot::Mcsh | Slot::Mcs0 | Slot::Mcs1 | Slot::Mcs2 | Slot::Mcs3
+        )
+    }
+
+    /// Whether this is a `sample4_po` per-pixel offset.
+    pub fn is_offset(self) -> bool {
+        matches!(self, Slot::Offu | Slot::Offv)
+    }
+}
+
+impl std::fmt::Display for Slot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// One instruction (opcode + sub-op).
 #[derive(Debug, Deserialize)]
 pub struct OpDesc {
@@ -143,9 +240,9 @@ pub struct OpDesc {
     pub subop: u8,
     ir: String,
     pub lod: LodKind,
-    pub params: Vec<String>,
+    pub params: Vec<Slot>,
     #[serde(default)]
-    pub params_w: Vec<String>,
+    pub params_w: Vec<Slot>,
     #[serde(default)]
     pub cps: bool,
 }
@@ -187,7 +284,7 @@ impl OpDesc {
     }
 
     /// The parameter order; `wide` selects the 16-bit-MCS form where the op has one.
-    pub fn param_order(&self, wide: bool) -> &[String] {
+    pub fn param_order(&self, wide: bool) -> &[Slot] {
         if wide && !self.params_w.is_empty() {
             &self.params_w
         } else {
@@ -201,8 +298,8 @@ impl OpDesc {
     }
 
     /// Whether the op has a parameter slot named `slot`.
-    pub fn has_slot(&self, slot: &str) -> bool {
-        self.params.iter().any(|p| p == slot)
+    pub fn has_slot(&self, slot: Slot) -> bool {
+        self.params.contains(&slot)
     }
 }
 
@@ -260,11 +357,18 @@ pub fn modifier_by_name(name: &str) -> Option<&'static ModifierDesc> {
 mod tests {
     use super::*;
 
-    /// The parameter slot names lift and lower know.
-    const SLOTS: &[&str] = &[
-        "u", "v", "r", "ai", "ref", "bias", "lod", "dudx", "dudy", "dvdx", "dvdy", "drdx", "drdy",
-        "si", "mcsl", "mcsh", "mcs0", "mcs1", "mcs2", "mcs3", "offu", "offv",
-    ];
+    /// A misspelt parameter slot is a table error, not a silent MCS operand.
+    #[test]
+    fn misspelt_slot_is_refused() {
+        #[derive(Debug, Deserialize)]
+        struct Params {
+            #[allow(dead_code)]
+            params: Vec<Slot>,
+        }
+        assert!(toml::from_str::<Params>(r#"params = ["u", "dvdx", "mcs3"]"#).is_ok());
+        let err = toml::from_str::<Params>(r#"params = ["u", "dvxd"]"#).unwrap_err();
+        assert!(err.to_string().contains("dvxd"), "{err}");
+    }
 
     #[test]
     fn table_loads_and_is_consistent() {
@@ -304,8 +408,8 @@ mod tests {
             let _ = a.ir_op(0);
             assert!(opc.subop_bytes > 0 || a.subop == 0, "{}", a.mnemonic);
             assert!(a.max_params() <= t.limits.max_params, "{}", a.mnemonic);
-            for p in a.params.iter().chain(&a.params_w) {
-                assert!(SLOTS.contains(&p.as_str()), "{}: {p}", a.mnemonic);
+            for (i, p) in a.params.iter().enumerate() {
+                assert!(!a.params[i + 1..].contains(p), "{}: {p} twice", a.mnemonic);
             }
             if !opc.num_params {
                 assert!(a.params_w.is_empty(), "{}", a.mnemonic);

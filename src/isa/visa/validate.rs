@@ -203,7 +203,7 @@ fn check_types(
     let mut first: Option<&TypeDesc> = None;
     for (i, p) in inst.params.iter().enumerate() {
         let Some(pt) = var_type(p.var) else { continue };
-        let offset_slot = slots.get(i).is_some_and(|s| s == "offu" || s == "offv");
+        let offset_slot = slots.get(i).is_some_and(|s| s.is_offset());
         let (class, expected) = match opc.param_class {
             _ if offset_slot => (ParamClass::Int, "D"),
             ParamClass::Float => (ParamClass::Float, "F or HF"),

@@ -1,5 +1,7 @@
-//! IR → vISA instruction: the inverse of [`super::lift`], working from the IR's semantic
-//! fields so that an edited instruction encodes what it now says.
+//! IR → vISA instruction ("emit"; in texlate "lowering" means the IR passes): the inverse of
+//! [`super::lift`], working from the IR's semantic fields alone, so that an edited
+//! instruction encodes what it now says and an instruction a pass built
+//! (`Origin::SYNTHETIC`, `exec` set) encodes at all.
 //!
 //! The op is chosen from the IR (`mappings/visa.toml` `ir`, `lod` and the parameter slots
 //! the IR fills: `ref`, `si`, `offu`); the parameters are written in the op's order up to the
@@ -14,26 +16,26 @@ use super::inst::{
 };
 use super::lift::channel_stride;
 use super::names::MAX_PREDICATE_ID;
-use super::tables::{self, ChannelKind, LodKind, OpDesc};
+use super::tables::{self, ChannelKind, LodKind, OpDesc, Slot};
 use super::validate::Violation;
 
 /// Why an IR instruction has no vISA form.
 #[derive(Debug)]
-pub enum LowerError {
+pub enum EmitError {
     /// The instruction breaks a vISA rule.
     Rule(Violation),
     /// vISA cannot express it: what, and why.
     Unsupported(String, String),
 }
 
-impl From<Violation> for LowerError {
+impl From<Violation> for EmitError {
     fn from(v: Violation) -> Self {
-        LowerError::Rule(v)
+        EmitError::Rule(v)
     }
 }
 
-fn unsupported(what: impl Into<String>, why: impl Into<String>) -> LowerError {
-    LowerError::Unsupported(what.into(), why.into())
+fn unsupported(what: impl Into<String>, why: impl Into<String>) -> EmitError {
+    EmitError::Unsupported(what.into(), why.into())
 }
 
 /// How well an op's LOD kind fits the IR's LOD: `Some(0)` exactly, `Some(1)` with the LOD
@@ -65,16 +67,16 @@ fn ir_name(op: TexOp) -> Option<&'static str> {
 }
 
 /// The op that expresses `t`.
-fn choose_op(t: &TexInstr) -> Result<&'static OpDesc, LowerError> {
+fn choose_op(t: &TexInstr) -> Result<&'static OpDesc, EmitError> {
     let name = ir_name(t.op)
         .ok_or_else(|| unsupported(t.op.to_string(), "vISA has no sampler instruction for it"))?;
     tables::tables()
         .ops
         .iter()
         .filter(|o| o.ir_name() == name)
-        .filter(|o| o.has_slot("ref") == t.depth_ref.is_some())
-        .filter(|o| o.has_slot("si") == t.sample_index.is_some())
-        .filter(|o| o.has_slot("offu") == matches!(t.offset, Offset::Dynamic(_)))
+        .filter(|o| o.has_slot(Slot::Ref) == t.depth_ref.is_some())
+        .filter(|o| o.has_slot(Slot::Si) == t.sample_index.is_some())
+        .filter(|o| o.has_slot(Slot::Offu) == matches!(t.offset, Offset::Dynamic(_)))
         .filter_map(|o| lod_fit(o.lod, &t.lod).map(|fit| (fit, o)))
         .min_by_key(|(fit, _)| *fit)
         .map(|(_, o)| o)
@@ -87,7 +89,7 @@ fn choose_op(t: &TexInstr) -> Result<&'static OpDesc, LowerError> {
 }
 
 /// The raw operand of a scalar.
-fn raw(s: Scalar, field: Field) -> Result<Raw, LowerError> {
+fn raw(s: Scalar, field: Field) -> Result<Raw, EmitError> {
     match s {
         Scalar::Zero => Ok(Raw::default()),
         Scalar::Reg(r) if r.file == RegFile::Temp => {
@@ -115,10 +117,10 @@ fn raw(s: Scalar, field: Field) -> Result<Raw, LowerError> {
 }
 
 /// The binding index of a texture or sampler reference (one byte in vISA).
-fn binding(r: &ResRef, what: &str, field: Field) -> Result<u8, LowerError> {
+fn binding(r: &ResRef, what: &str, field: Field) -> Result<u8, EmitError> {
     match r {
         ResRef::Binding(i) => u8::try_from(*i).map_err(|_| {
-            LowerError::Rule(Violation::new(
+            EmitError::Rule(Violation::new(
                 field,
                 "state-index",
                 format!("{what} index {i} does not fit vISA's one-byte field"),
@@ -150,8 +152,8 @@ fn pack_aoffimmi(o: [i8; 3]) -> Result<u32, Violation> {
     Ok(v)
 }
 
-/// Lowers `t` to one vISA instruction.
-pub fn lower(t: &TexInstr) -> Result<VisaInst, LowerError> {
+/// Emits `t` as one vISA instruction.
+pub fn emit(t: &TexInstr) -> Result<VisaInst, EmitError> {
     let default = VisaExtras::default();
     let extras = t.origin.get::<VisaExtras>().unwrap_or(&default);
     // A per-lane source (DX, NVIDIA) runs as SIMD16 with the first mask, IGC's usual form.
@@ -188,23 +190,25 @@ pub fn lower(t: &TexInstr) -> Result<VisaInst, LowerError> {
     };
     let slots: Vec<Option<Scalar>> = order
         .iter()
-        .map(|slot| match slot.as_str() {
-            "u" | "v" | "r" => take(&t.coord, &mut n_coord),
-            "ai" => t.array_index,
-            "ref" => t.depth_ref,
-            "bias" => match t.lod {
+        .map(|slot| match slot {
+            Slot::U | Slot::V | Slot::R => take(&t.coord, &mut n_coord),
+            Slot::Ai => t.array_index,
+            Slot::Ref => t.depth_ref,
+            Slot::Bias => match t.lod {
                 Lod::Bias(s) => Some(s),
                 _ => None,
             },
-            "lod" => match t.lod {
+            Slot::Lod => match t.lod {
                 Lod::Level(s) => Some(s),
                 _ => None,
             },
-            "dudx" | "dvdx" | "drdx" => take(grads.0, &mut n_dx),
-            "dudy" | "dvdy" | "drdy" => take(grads.1, &mut n_dy),
-            "si" => t.sample_index,
-            "offu" | "offv" => take(offsets, &mut n_off),
-            _ => take(&t.mcs, &mut n_mcs),
+            Slot::Dudx | Slot::Dvdx | Slot::Drdx => take(grads.0, &mut n_dx),
+            Slot::Dudy | Slot::Dvdy | Slot::Drdy => take(grads.1, &mut n_dy),
+            Slot::Si => t.sample_index,
+            Slot::Offu | Slot::Offv => take(offsets, &mut n_off),
+            Slot::Mcsl | Slot::Mcsh | Slot::Mcs0 | Slot::Mcs1 | Slot::Mcs2 | Slot::Mcs3 => {
+                take(&t.mcs, &mut n_mcs)
+            }
         })
         .collect();
     let surplus = [
@@ -222,7 +226,7 @@ pub fn lower(t: &TexInstr) -> Result<VisaInst, LowerError> {
             ));
         }
     }
-    if t.array_index.is_some() && !op.has_slot("ai") {
+    if t.array_index.is_some() && !op.has_slot(Slot::Ai) {
         return Err(unsupported(
             "an array index",
             format!(

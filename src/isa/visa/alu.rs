@@ -1,0 +1,447 @@
+//! IR ALU instructions ([`AluInstr`]) as vISA arithmetic instructions: the fewest of the
+//! same exec size for each [`AluOp`], printed as IGC prints them and encoded in the full
+//! (untruncated) binary layout.
+//!
+//! vISA operands take their type from the variable's declaration, so an operand read or
+//! written as another type than its variable's goes through an alias declaration
+//! (`.decl <name>_<type> ... alias=<name, 0>`, as IGC declares its reinterpretations, e.g.
+//! `V0049 type=uw alias=<V0038, 0>` in every SKL dump); [`emit`](super::emit) declares the
+//! aliases [`aliases_needed`] lists.
+//!
+//! Evidence (GenX_IR 1.0.12504, `visa-assemble --asm` on SKL and TGLLP, run for this file):
+//! - mnemonics `mov`, `mov.sat`, `rnde` (IGC's RNDE; `rndne` is rejected), `min`, `max`,
+//!   `inv` (`math.inv`), `mul`; source modifier `(abs)`.
+//! - binary: general vector operand = tag (class 0 | modifier << 3; abs = 1, sat = 4 on dst)
+//!   · u32 variable (user variables from 32) · u8 row · u8 column · u16 region (dst `<1>` =
+//!   0x0200, src `<1;1,0>` = 0x0122); `min`/`max` are FMINMAX (0x45) with op_ext 0 = min,
+//!   1 = max and no predicate field (the bytes of GenX_IR's `.isa` up to 12504's cut).
+//! - `mov` f → d/ud is the hardware conversion, which rounds toward zero (the Gen `mov`
+//!   GenX_IR emits for it, `mov (16|M0) r4.0<1>:d r0.0<8;8,1>:f`).
+
+use crate::error::{Error, Location, Unsupported, ValidationError};
+use crate::ir::{AluInstr, AluOp, Exec, Isa, RegFile, Scalar};
+
+use super::names::{Named, Scope};
+use super::tables::{self, TypeDesc};
+
+/// One vISA ALU operand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Operand {
+    /// A general variable (or its alias) at GRF `row`, element `col`.
+    Var {
+        var: u32,
+        row: u8,
+        col: u8,
+        abs: bool,
+    },
+    Imm {
+        bits: u32,
+        ty: &'static TypeDesc,
+    },
+}
+
+/// One vISA ALU instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AluInst {
+    /// vISA opcode (`mappings/visa_isa.toml`): MOV 0x29, RNDE 0x14, INV 0x1b, MUL 0x10,
+    /// FMINMAX 0x45.
+    pub opcode: u8,
+    pub mnemonic: &'static str,
+    /// FMINMAX's op_ext: 0 = min, 1 = max.
+    pub op_ext: Option<u8>,
+    pub sat: bool,
+    pub exec: Exec,
+    pub pred: u16,
+    pub dst: Operand,
+    pub srcs: Vec<Operand>,
+}
+
+/// The types an instruction reads and writes: (dst, srcs) as vISA type names.
+struct Step {
+    opcode: u8,
+    mnemonic: &'static str,
+    op_ext: Option<u8>,
+    sat: bool,
+    dst_ty: &'static str,
+    /// Each source: an IR source index (or the dst, `None`) read as a type, or an immediate.
+    srcs: Vec<Src>,
+    abs: bool,
+}
+
+#[derive(Clone, Copy)]
+enum Src {
+    Ir(usize, &'static str),
+    Dst(&'static str),
+    Imm(u32, &'static str),
+}
+
+const MOV: u8 = 0x29;
+const RNDE: u8 = 0x14;
+const INV: u8 = 0x1b;
+const MUL: u8 = 0x10;
+const FMINMAX: u8 = 0x45;
+
+fn step(opcode: u8, mnemonic: &'static str, dst_ty: &'static str, srcs: Vec<Src>) -> Step {
+    Step {
+        opcode,
+        mnemonic,
+        op_ext: None,
+        sat: false,
+        dst_ty,
+        srcs,
+        abs: false,
+    }
+}
+
+/// The instructions of `a`: the fewest vISA instructions of the same exec size.
+fn steps(a: &AluInstr, dst_ty: Option<&'static TypeDesc>) -> Result<Vec<Step>, Error> {
+    let n_srcs = match a.op {
+        AluOp::FMul | AluOp::FMaxAbs => 2,
+        _ => 1,
+    };
+    if a.srcs.len() != n_srcs {
+        return Err(rule(
+            a,
+            "alu-operands",
+            format!("{} takes {n_srcs} sources, not {}", a.op, a.srcs.len()),
+        ));
+    }
+    Ok(match a.op {
+        // Bit copy: read the source as the destination's own (32-bit) type.
+        AluOp::Mov => {
+            let ty = match dst_ty {
+                Some(t) if t.bytes == 4 => name_of(t),
+                Some(t) => {
+                    return Err(rule(
+                        a,
+                        "alu-type",
+                        format!(
+                            "mov is a 32-bit copy; the destination is declared {}",
+                            t.name
+                        ),
+                    ))
+                }
+                None => "ud",
+            };
+            vec![step(MOV, "mov", ty, vec![Src::Ir(0, ty)])]
+        }
+        AluOp::U32ToF32 => vec![step(MOV, "mov", "f", vec![Src::Ir(0, "ud")])],
+        AluOp::I32ToF32 => vec![step(MOV, "mov", "f", vec![Src::Ir(0, "d")])],
+        AluOp::F32ToI32 => vec![step(MOV, "mov", "d", vec![Src::Ir(0, "f")])],
+        // rnde in place, then the saturating conversion (negative and NaN → 0), then the
+        // 16-bit clamp. A `min.sat` with a float source (2 instructions, GenX_IR accepts it as
+        // `sel.lt (sat):ud ... 65535.0:f`) would give 65535 for NaN: Gen's sel returns the
+        // non-NaN source.
+        AluOp::F32ToLayer => vec![
+            step(RNDE, "rnde", "f", vec![Src::Ir(0, "f")]),
+            Step {
+                sat: true,
+                ..step(MOV, "mov", "ud", vec![Src::Dst("f")])
+            },
+            Step {
+                op_ext: Some(0),
+                ..step(
+                    FMINMAX,
+                    "min",
+                    "ud",
+                    vec![Src::Dst("ud"), Src::Imm(0xffff, "ud")],
+                )
+            },
+        ],
+        AluOp::U32ToLayer => vec![Step {
+            op_ext: Some(0),
+            ..step(
+                FMINMAX,
+                "min",
+                "ud",
+                vec![Src::Ir(0, "ud"), Src::Imm(0xffff, "ud")],
+            )
+        }],
+        AluOp::FMul => vec![step(
+            MUL,
+            "mul",
+            "f",
+            vec![Src::Ir(0, "f"), Src::Ir(1, "f")],
+        )],
+        AluOp::FMaxAbs => vec![Step {
+            op_ext: Some(1),
+            abs: true,
+            ..step(FMINMAX, "max", "f", vec![Src::Ir(0, "f"), Src::Ir(1, "f")])
+        }],
+        AluOp::FRcp => vec![step(INV, "inv", "f", vec![Src::Ir(0, "f")])],
+    })
+}
+
+fn name_of(t: &'static TypeDesc) -> &'static str {
+    t.name.as_str()
+}
+
+fn ty(name: &str) -> &'static TypeDesc {
+    tables::type_by_name(name).expect("vISA type table has f, ud and d")
+}
+
+fn rule(a: &AluInstr, rule: &'static str, detail: String) -> Error {
+    Error::Validation(ValidationError {
+        location: Location::Text {
+            line: a.span.line,
+            column: a.span.column,
+        },
+        rule,
+        detail,
+    })
+}
+
+/// The alias name of variable `name` read as type `ty`.
+pub fn alias_name(name: &str, ty: &str) -> String {
+    format!("{name}_{ty}")
+}
+
+/// Each (variable index, type) that `a` reads or writes as a type other than the
+/// variable's declared one: the aliases the program must declare.
+pub fn aliases_needed(a: &AluInstr, scope: &Scope) -> Result<Vec<(u32, &'static str)>, Error> {
+    let dst_ty = reg_index(a.dst).and_then(|v| scope.var_type(v));
+    let mut out = Vec::new();
+    for s in steps(a, dst_ty)? {
+        let mut need = |sc: Scalar, t: &'static str| {
+            if let Some(v) = reg_index(sc) {
+                if scope.var_type(v).is_some_and(|d| d.name != t) && !out.contains(&(v, t)) {
+                    out.push((v, t));
+                }
+            }
+        };
+        need(a.dst, s.dst_ty);
+        for src in &s.srcs {
+            match *src {
+                Src::Ir(i, t) => need(a.srcs[i], t),
+                Src::Dst(t) => need(a.dst, t),
+                Src::Imm(..) => {}
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn reg_index(s: Scalar) -> Option<u32> {
+    match s {
+        Scalar::Reg(r) if r.file == RegFile::Temp => Some(r.index),
+        _ => None,
+    }
+}
+
+/// The vISA instructions of `a` in a program whose names are `scope`.
+pub fn emit(a: &AluInstr, scope: &Scope) -> Result<Vec<AluInst>, Error> {
+    let exec = a.exec.unwrap_or(Exec { size: 16, mask: 0 });
+    if ![1, 2, 4, 8, 16].contains(&exec.size) {
+        return Err(rule(
+            a,
+            "exec-size",
+            format!(
+                "{} at exec size {}: texlate emits vISA ALU instructions of 1 to 16 lanes \
+                 (the sampler's SIMD8/SIMD16)",
+                a.op, exec.size
+            ),
+        ));
+    }
+    let dst_ty = reg_index(a.dst).and_then(|v| scope.var_type(v));
+    let steps = steps(a, dst_ty)?;
+    let pred = match a.pred {
+        None => 0,
+        Some(_) if steps.iter().any(|s| s.opcode == FMINMAX) => {
+            return Err(Error::Unsupported(Unsupported::new(
+                format!("a predicated {}", a.op),
+                Isa::Visa,
+                Isa::Visa,
+                "vISA min/max (FMINMAX) has no predicate field",
+            )))
+        }
+        Some(p) if p.index == 0 || u32::from(p.index) > super::names::MAX_PREDICATE_ID => {
+            return Err(rule(
+                a,
+                "predicate",
+                format!("predicate index {} is outside 1..4095", p.index),
+            ))
+        }
+        Some(p) => p.index | if p.negate { 0x8000 } else { 0 },
+    };
+    let operand = |s: Scalar, t: &'static str, abs: bool| -> Result<Operand, Error> {
+        match s {
+            Scalar::Zero => Ok(Operand::Imm { bits: 0, ty: ty(t) }),
+            Scalar::Imm(i) => Ok(Operand::Imm {
+                bits: u32::try_from(i.bits).map_err(|_| {
+                    rule(
+                        a,
+                        "alu-immediate",
+                        format!("immediate {i} is wider than 32 bits"),
+                    )
+                })?,
+                ty: ty(t),
+            }),
+            Scalar::Reg(r) if r.file == RegFile::Temp => {
+                let grf = tables::tables().limits.grf_bytes;
+                if r.sub % 4 != 0 {
+                    return Err(rule(
+                        a,
+                        "alu-offset",
+                        format!("byte offset {} of {r} is not 32-bit aligned", r.sub),
+                    ));
+                }
+                let var = match scope.var_type(r.index) {
+                    Some(d) if d.name != t => {
+                        let alias = alias_name(&scope.var_name(r.index), t);
+                        match scope.resolve(&alias) {
+                            Some(Named::General(v)) => v,
+                            _ => {
+                                return Err(rule(
+                                    a,
+                                    "undeclared",
+                                    format!(
+                                        "{} reads {r} as {t}: the program declares no alias \
+                                         `{alias}`",
+                                        a.op
+                                    ),
+                                ))
+                            }
+                        }
+                    }
+                    _ => r.index,
+                };
+                let row = u8::try_from(r.sub / grf)
+                    .map_err(|_| rule(a, "alu-offset", format!("{r} is beyond 255 GRFs")))?;
+                Ok(Operand::Var {
+                    var,
+                    row,
+                    col: ((r.sub % grf) / 4) as u8,
+                    abs,
+                })
+            }
+            Scalar::Reg(r) => Err(Error::Unsupported(Unsupported::new(
+                format!("register {r}"),
+                Isa::Visa,
+                Isa::Visa,
+                "vISA operands are general variables; map registers first",
+            ))),
+        }
+    };
+    let mut out = Vec::with_capacity(steps.len());
+    for s in steps {
+        let dst = match a.dst {
+            Scalar::Reg(_) => operand(a.dst, s.dst_ty, false)?,
+            _ => Operand::Var {
+                var: 0,
+                row: 0,
+                col: 0,
+                abs: false,
+            },
+        };
+        let srcs = s
+            .srcs
+            .iter()
+            .map(|src| match *src {
+                Src::Ir(i, t) => operand(a.srcs[i], t, s.abs),
+                Src::Dst(t) => operand(a.dst, t, false),
+                Src::Imm(bits, t) => Ok(Operand::Imm { bits, ty: ty(t) }),
+            })
+            .collect::<Result<_, _>>()?;
+        out.push(AluInst {
+            opcode: s.opcode,
+            mnemonic: s.mnemonic,
+            op_ext: s.op_ext,
+            sat: s.sat,
+            exec,
+            pred,
+            dst,
+            srcs,
+        });
+    }
+    Ok(out)
+}
+
+/// The instruction as IGC prints it: `[(P1) ]mov[.sat] (M1, 16) V0032(0,0)<1> V0033(0,0)<1;1,0>`.
+pub fn print(i: &AluInst, scope: &Scope) -> String {
+    let t = tables::tables();
+    let mut s = String::new();
+    let id = i.pred & 0xfff;
+    if id != 0 {
+        let neg = if i.pred & 0x8000 != 0 { "!" } else { "" };
+        s.push_str(&format!("({neg}{}) ", scope.pred_name(id)));
+    }
+    s.push_str(i.mnemonic);
+    if i.sat {
+        s.push_str(".sat");
+    }
+    let emask = t
+        .limits
+        .emasks
+        .get(usize::from(i.exec.mask))
+        .map_or("?", String::as_str);
+    s.push_str(&format!(" ({emask}, {})", i.exec.size));
+    let operand = |o: &Operand, dst: bool| match o {
+        Operand::Var { var, row, col, abs } => {
+            let region = if dst {
+                "<1>"
+            } else if i.exec.size == 1 {
+                "<0;1,0>"
+            } else {
+                "<1;1,0>"
+            };
+            let abs = if *abs { "(abs)" } else { "" };
+            format!("{abs}{}({row},{col}){region}", scope.var_name(*var))
+        }
+        Operand::Imm { bits, ty } => format!("{bits:#x}:{}", ty.name),
+    };
+    s.push(' ');
+    s.push_str(&operand(&i.dst, true));
+    for src in &i.srcs {
+        s.push(' ');
+        s.push_str(&operand(src, false));
+    }
+    s
+}
+
+/// The full binary layout: opcode · exec · [pred u16 | op_ext u8] · dst · srcs.
+pub fn encode(i: &AluInst, out: &mut Vec<u8>) {
+    out.push(i.opcode);
+    let size_code = tables::tables()
+        .limits
+        .exec_sizes
+        .iter()
+        .position(|&s| s == i.exec.size)
+        .unwrap_or(0) as u8;
+    out.push(size_code | i.exec.mask << 4);
+    match i.op_ext {
+        Some(e) => out.push(e),
+        None => out.extend_from_slice(&i.pred.to_le_bytes()),
+    }
+    let operand = |out: &mut Vec<u8>, o: &Operand, dst: bool, sat: bool| match o {
+        Operand::Var { var, row, col, abs } => {
+            let modifier: u8 = if sat {
+                4
+            } else if *abs {
+                1
+            } else {
+                0
+            };
+            out.push(modifier << 3);
+            out.extend_from_slice(&var.to_le_bytes());
+            out.push(*row);
+            out.push(*col);
+            let region: u16 = if dst {
+                0x0200
+            } else if i.exec.size == 1 {
+                0x0121
+            } else {
+                0x0122
+            };
+            out.extend_from_slice(&region.to_le_bytes());
+        }
+        Operand::Imm { bits, ty } => {
+            out.push(5);
+            out.push(ty.code);
+            out.extend_from_slice(&bits.to_le_bytes());
+        }
+    };
+    operand(out, &i.dst, true, i.sat);
+    for s in &i.srcs {
+        operand(out, s, false, false);
+    }
+}
