@@ -50,3 +50,14 @@ fn dx_to_nvidia() {
         println!("== {name}\n{out}");
     }
 }
+
+#[test]
+fn dx_to_visa_smoke() {
+    let src = format!("{DX_HEAD}sample r0.xyzw, r1.xyxx, t0.xyzw, s0\nsample_l r2.xy, r1.xyzx, t1.xyzw, s0, r3.x\n");
+    let program = texlate::decode(Isa::Dxbc, src.as_bytes()).unwrap();
+    let t = texlate::translate::translate_program(program, &Options::new(Isa::Dxbc, Isa::Visa));
+    match t {
+        Ok(t) => println!("{}\n{}", String::from_utf8_lossy(&t.output), t.report),
+        Err(e) => println!("error: {e}"),
+    }
+}
