@@ -459,7 +459,10 @@ pub fn build(ir: &TexInstr, env: Env) -> Result<Instruction, Error> {
                 if layout.mip {
                     match &ir.lod {
                         Lod::Level(l) => lanes.push(*l),
-                        Lod::Zero | Lod::Implicit => lanes.push(zero),
+                        Lod::Zero | Lod::Implicit => lanes.push(Scalar::Imm(Imm {
+                            bits: 0,
+                            ty: ScalarType::I32,
+                        })),
                         _ => return refuse("the LOD", "ld reads an explicit level"),
                     }
                 } else if ir.op == TexOp::Fetch && matches!(ir.lod, Lod::Level(_)) {
