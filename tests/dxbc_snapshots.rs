@@ -217,8 +217,11 @@ fn edit_errors() {
     );
     edit(&|t| t.dst = [None; 4], "no result", &mut p);
     edit(
-        &|t| t.lod = texlate::ir::Lod::Zero,
-        "lod kind change",
+        &|t| {
+            t.lod = texlate::ir::Lod::Level(r(RegFile::Temp, 0, 3));
+            t.depth_ref = Some(r(RegFile::Temp, 0, 2));
+        },
+        "depth compare at an explicit level (no DX opcode)",
         &mut p,
     );
     edit(
@@ -226,6 +229,12 @@ fn edit_errors() {
         "constant-buffer coordinates",
         &mut p,
     );
+    // Built from the IR alone: a change of LOD kind (another opcode), and an instruction
+    // that no codec decoded, both print what the IR says.
+    let mut built = p.clone();
+    if let Some(Item::Tex(t)) = built.items.iter_mut().find(|i| matches!(i, Item::Tex(_))) {
+        t.lod = texlate::ir::Lod::Zero;
+    }
     let mut synthetic = p.clone();
     if let Some(Item::Tex(t)) = synthetic
         .items
@@ -234,10 +243,12 @@ fn edit_errors() {
     {
         t.origin = texlate::ir::Origin::SYNTHETIC;
     }
-    out.push(format!(
-        "synthetic: {}",
-        dxbc::encode_binary(&synthetic).unwrap_err()
-    ));
+    for (what, q) in [("lod kind change", built), ("synthetic", synthetic)] {
+        let text = dxbc::print_text(&q).unwrap();
+        let line = text.lines().find(|l| l.starts_with("sample")).unwrap();
+        out.push(format!("{what}: built `{line}`"));
+        dxbc::encode_binary(&q).unwrap();
+    }
     snap("dxbc_edit_errors", out.join("\n"));
 }
 

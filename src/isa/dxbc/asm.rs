@@ -507,9 +507,6 @@ fn mnemonic<'a>(c: &mut Cursor<'a>) -> Result<Mnemonic<'a>, ParseError> {
 /// Where the `precise` component mask sits in the controls (opcode token `[22:19]`).
 const PRECISE_SHIFT: u32 = 8;
 
-/// Opcodes whose `_nz`/`_z` suffix sets the test bit (controls bit 7).
-const CONDITIONAL: [u16; 6] = [3, 5, 8, 13, 31, 63];
-
 /// Parses one instruction line (without indentation); `at` locates its first byte.
 pub fn instruction(text: &str, at: LinePos) -> Result<Instruction, ParseError> {
     let t = tables();
@@ -567,18 +564,21 @@ pub fn instruction(text: &str, at: LinePos) -> Result<Instruction, ParseError> {
         controls |= 4;
     }
     controls |= m.precise << PRECISE_SHIFT;
-    match (test, CONDITIONAL.contains(&opcode)) {
+    match (test, t.codes.conditional.contains(&opcode)) {
         (Some(true), true) => controls |= 0x80,
         (Some(false), true) => {}
         (None, false) => {}
         _ => return Err(c.err_at(0, "`_nz`/`_z` exactly on conditional operations")),
     }
-    match opcode {
-        61 => controls |= ret_kind,
-        111 if ret_kind == 2 => controls |= 1,
-        190 => controls |= sync,
-        _ if ret_kind != 0 => return Err(c.err_at(0, "`_uint` only on resinfo and sampleinfo")),
-        _ => {}
+    let k = &t.codes;
+    if opcode == k.resinfo {
+        controls |= ret_kind;
+    } else if opcode == k.sampleinfo && ret_kind == 2 {
+        controls |= 1;
+    } else if opcode == k.sync {
+        controls |= sync;
+    } else if ret_kind != 0 {
+        return Err(c.err_at(0, "`_uint` only on resinfo and sampleinfo"));
     }
     instr.controls = controls;
     groups(t, &c, &m.groups, &mut instr)?;

@@ -18,10 +18,6 @@ use super::tokens::{
 const XYZW: [char; 4] = ['x', 'y', 'z', 'w'];
 
 /// Opcodes whose controls bit 7 (token bit 18) selects `_nz` over `_z`.
-const CONDITIONAL: [u16; 6] = [3, 5, 8, 13, 31, 63];
-const OP_RESINFO: u16 = 61;
-const OP_SAMPLEINFO: u16 = 111;
-const OP_SYNC: u16 = 190;
 /// `customdata` class of an immediate constant buffer.
 const CUSTOMDATA_ICB: u32 = 3;
 /// The largest magnitude fxc prints as a decimal integer; larger values print as
@@ -200,7 +196,7 @@ fn name_or_code<C: PartialEq + Copy + std::fmt::Display>(rows: &[(C, String)], c
 /// The mnemonic with every suffix and parenthesised group.
 fn mnemonic(t: &Tables, instr: &Instruction, name: &str) -> String {
     let mut m = name.to_string();
-    if instr.opcode == OP_SYNC {
+    if instr.opcode == t.codes.sync {
         for (bit, flag) in [(3, "_uglobal"), (2, "_ugroup"), (1, "_g"), (0, "_t")] {
             if instr.controls & (1 << bit) != 0 {
                 m.push_str(flag);
@@ -208,7 +204,7 @@ fn mnemonic(t: &Tables, instr: &Instruction, name: &str) -> String {
         }
         return m;
     }
-    if CONDITIONAL.contains(&instr.opcode) {
+    if t.codes.conditional.contains(&instr.opcode) {
         m.push_str(if instr.controls & 0x80 != 0 {
             "_nz"
         } else {
@@ -242,14 +238,14 @@ fn mnemonic(t: &Tables, instr: &Instruction, name: &str) -> String {
     if let Some(types) = instr.return_types() {
         m.push_str(&return_types(t, types));
     }
-    match instr.opcode {
-        OP_RESINFO => m.push_str(match instr.controls & 3 {
+    if instr.opcode == t.codes.resinfo {
+        m.push_str(match instr.controls & 3 {
             1 => "_rcpfloat",
             2 => "_uint",
             _ => "",
-        }),
-        OP_SAMPLEINFO if instr.controls & 1 != 0 => m.push_str("_uint"),
-        _ => {}
+        });
+    } else if instr.opcode == t.codes.sampleinfo && instr.controls & 1 != 0 {
+        m.push_str("_uint");
     }
     m
 }
@@ -462,7 +458,7 @@ pub fn instruction(instr: &Instruction) -> String {
     }
     let m = mnemonic(t, instr, &info.name);
     if instr.operands.is_empty() {
-        return if instr.opcode == OP_SYNC {
+        return if instr.opcode == t.codes.sync {
             m
         } else {
             format!("{m} ")

@@ -41,24 +41,43 @@ pub struct Decls {
     pub samplers: HashMap<u64, u32>,
 }
 
-/// `dcl_resource` and `dcl_uav_typed`: the dimension is in the controls, the return
-/// types in the first word.
-const DCL_TYPED: [u16; 2] = [88, 156];
-/// `dcl_resource_raw` and `dcl_uav_raw` (dimension code 11, raw buffer).
-const DCL_RAW: [u16; 2] = [161, 157];
-/// `dcl_resource_structured` and `dcl_uav_structured` (dimension code 12).
-const DCL_STRUCTURED: [u16; 2] = [162, 158];
-/// `dcl_sampler`: the mode is in the controls.
-const DCL_SAMPLER: u16 = 90;
+/// The declarations [`Decls`] records: `dcl_resource` and `dcl_uav_typed` (the dimension
+/// in the controls, the return types in the first word), `dcl_resource_raw` and
+/// `dcl_uav_raw` (dimension code 11, raw buffer), `dcl_resource_structured` and
+/// `dcl_uav_structured` (code 12), `dcl_sampler` (the mode in the controls).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum DeclKind {
+    Typed,
+    Raw,
+    Structured,
+    Sampler,
+}
+
+fn decl_kind(opcode: u16) -> Option<DeclKind> {
+    let k = &tables().codes;
+    if opcode == k.dcl_resource || opcode == k.dcl_uav_typed {
+        Some(DeclKind::Typed)
+    } else if opcode == k.dcl_resource_raw || opcode == k.dcl_uav_raw {
+        Some(DeclKind::Raw)
+    } else if opcode == k.dcl_resource_structured || opcode == k.dcl_uav_structured {
+        Some(DeclKind::Structured)
+    } else if opcode == k.dcl_sampler {
+        Some(DeclKind::Sampler)
+    } else {
+        None
+    }
+}
+
+/// The `resource_dims` code spelled `name`.
+fn dim_code_named(name: &str) -> u8 {
+    tables().dim_named(name).map_or(0, |d| d.code)
+}
 
 impl Decls {
     /// Whether instructions with `opcode` declare something [`Decls::add`] records; any
     /// other instruction can be skipped without decoding it.
     pub fn records(opcode: u16) -> bool {
-        DCL_TYPED.contains(&opcode)
-            || DCL_RAW.contains(&opcode)
-            || DCL_STRUCTURED.contains(&opcode)
-            || opcode == DCL_SAMPLER
+        decl_kind(opcode).is_some()
     }
 
     /// Records `instr` when it declares a resource, UAV or sampler.
@@ -73,16 +92,25 @@ impl Decls {
             dim,
             return_types: ret,
         };
-        let opcode = instr.opcode;
-        if DCL_TYPED.contains(&opcode) {
-            let d = entry((instr.controls & 0x1f) as u8, instr.words.first().copied());
-            self.resources.insert((op.ty, id), d);
-        } else if DCL_RAW.contains(&opcode) {
-            self.resources.insert((op.ty, id), entry(11, None));
-        } else if DCL_STRUCTURED.contains(&opcode) {
-            self.resources.insert((op.ty, id), entry(12, None));
-        } else if opcode == DCL_SAMPLER {
-            self.samplers.insert(id, instr.controls & 0xf);
+        match decl_kind(instr.opcode) {
+            Some(DeclKind::Typed) => {
+                let d = entry((instr.controls & 0x1f) as u8, instr.words.first().copied());
+                self.resources.insert((op.ty, id), d);
+            }
+            Some(DeclKind::Raw) => {
+                self.resources
+                    .insert((op.ty, id), entry(dim_code_named("raw_buffer"), None));
+            }
+            Some(DeclKind::Structured) => {
+                self.resources.insert(
+                    (op.ty, id),
+                    entry(dim_code_named("structured_buffer"), None),
+                );
+            }
+            Some(DeclKind::Sampler) => {
+                self.samplers.insert(id, instr.controls & 0xf);
+            }
+            None => {}
         }
     }
 }
@@ -91,10 +119,25 @@ impl Decls {
 /// exactly (their scalars use [`RegFile::Other`] and the exact operand stays in the
 /// instruction's extras).
 pub fn simple_file(ty: u8) -> Option<RegFile> {
-    match ty {
-        0 => Some(RegFile::Temp),
-        1 => Some(RegFile::Input),
-        2 => Some(RegFile::Output),
+    let k = &tables().codes;
+    if ty == k.temp {
+        Some(RegFile::Temp)
+    } else if ty == k.input {
+        Some(RegFile::Input)
+    } else if ty == k.output {
+        Some(RegFile::Output)
+    } else {
+        None
+    }
+}
+
+/// The DX operand type of a simple register file (`r`, `v`, `o`).
+pub fn file_type(file: RegFile) -> Option<u8> {
+    let k = &tables().codes;
+    match file {
+        RegFile::Temp => Some(k.temp),
+        RegFile::Input => Some(k.input),
+        RegFile::Output => Some(k.output),
         _ => None,
     }
 }
@@ -119,7 +162,7 @@ pub fn scalar(op: &Operand, lane: usize, ty: ScalarType) -> Scalar {
                 ty: ScalarType::F64,
             })
         }
-        13 => Scalar::Zero,
+        ty if ty == tables().codes.null => Scalar::Zero,
         _ => {
             let simple = op.indices.len() == 1 && op.indices[0].rel.is_none() && op.modifier() == 0;
             let file = match simple_file(op.ty) {
@@ -376,9 +419,12 @@ pub fn lift(instr: &Instruction, decls: &Decls) -> Option<TexInstr> {
         let c = (0..4).find(|c| status.mask() & (1 << c) != 0).unwrap_or(0);
         ir.status_dst = Some(dst_scalar(status, c));
     }
+    let k = &t.codes;
     ir.result_type = match instr.opcode {
-        61 | 111 => Some(
-            if instr.controls & 3 != 0 && (instr.opcode == 111 || instr.controls & 3 == 2) {
+        // resinfo `_uint` (controls 2; `_rcpfloat` = 1 is a float) and sampleinfo `_uint`
+        // (controls 1).
+        op if op == k.resinfo || op == k.sampleinfo => Some(
+            if instr.controls & 3 != 0 && (op == k.sampleinfo || instr.controls & 3 == 2) {
                 ScalarType::U32
             } else {
                 ScalarType::F32

@@ -4,19 +4,23 @@
 //! - [`container`]: chunks, sizes and the checksum (research/dxbc.md §1-§2).
 //! - [`tokens`]: the token stream decoded into fields that encode back to the same dwords.
 //! - `disasm` / `asm`: fxc's listing syntax, printed and parsed (Wine spellings accepted).
-//! - `lift` / `lower`: texture instructions to and from [`crate::ir::TexInstr`].
+//! - `lift` / `emit_inst`: texture instructions to and from [`crate::ir::TexInstr`]; `emit`
+//!   builds a whole program from target-ready IR (the translation backend), `emit_alu` its
+//!   ALU instructions.
 //!
 //! Texture instructions become [`Item::Tex`] with their tokens kept in [`DxbcExtras`] as the
-//! template [`lower`] starts from; every other instruction, declaration and listing line is an
-//! [`crate::ir::Opaque`] item holding its dwords (binary input) or its text (listing input).
+//! template `emit_inst` keeps when the IR still says what it says; every other instruction,
+//! declaration and listing line is an [`crate::ir::Opaque`] item holding its dwords (binary
+//! input) or its text (listing input).
 
 mod asm;
 pub mod container;
 pub mod disasm;
 mod emit;
+mod emit_alu;
+mod emit_inst;
 mod groups;
 mod lift;
-mod lower;
 pub mod tokens;
 
 mod tables;
@@ -50,8 +54,9 @@ pub struct Listing {
 }
 
 /// What a DXBC texture instruction carries beyond the IR: its tokens as decoded or parsed.
-/// [`lower`] starts from them and overwrites what the IR fields say, so an unchanged IR
-/// re-encodes to the same tokens and an edited one to what the edit means.
+/// `emit_inst` keeps them when the IR is unchanged and patches them when only operands
+/// changed, so an unchanged IR re-encodes to the same tokens and an edited one to what the
+/// edit means.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DxbcExtras {
     pub instr: Instruction,
@@ -174,6 +179,7 @@ fn validation(span: Span, rule: &'static str, detail: String) -> Error {
 /// Calls `each` with the dwords of every item that has some, in order.
 fn for_each_item_words(program: &Program, mut each: impl FnMut(&[u32])) -> Result<(), Error> {
     let decls = program_decls(program)?;
+    let sm5 = is_sm5(program);
     let mut words = Vec::new();
     for item in &program.items {
         words.clear();
@@ -185,12 +191,21 @@ fn for_each_item_words(program: &Program, mut each: impl FnMut(&[u32])) -> Resul
                 tokens::extend_dwords(&mut words, &o.bytes, o.span.offset).map_err(decode_error)?;
             }
             Item::Tex(t) => {
-                lower_tex(t, &decls)?
+                emit_tex(t, &decls, sm5)?
                     .encode(&mut words)
                     .map_err(|e| validation(Span::default(), "dxbc-encode", e))?;
             }
             Item::Comment(_) => continue,
-            Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Dxbc)),
+            Item::Alu(a) => {
+                for instr in emit_alu::emit(a)? {
+                    words.clear();
+                    instr
+                        .encode(&mut words)
+                        .map_err(|e| validation(a.span, "dxbc-encode", e))?;
+                    each(&words);
+                }
+                continue;
+            }
         }
         each(&words);
     }
@@ -273,10 +288,17 @@ pub fn print_text(program: &Program) -> Result<String, Error> {
     }
     let mut indent = disasm::Indent::default();
     let decls = program_decls(program)?;
+    let sm5 = is_sm5(program);
     for item in &program.items {
         match item {
             Item::Comment(c) => out.push_str(&crate::isa::comment_line(&c.text)),
-            Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Dxbc)),
+            Item::Alu(a) => {
+                let lines: Vec<String> = emit_alu::emit(a)?
+                    .iter()
+                    .map(|i| format!("{}{}", indent.line(i.opcode), disasm::instruction(i)))
+                    .collect();
+                out.push_str(&lines.join("\n"));
+            }
             Item::Opaque(o) => match &o.text {
                 Some(text) => out.push_str(text),
                 None => {
@@ -286,7 +308,7 @@ pub fn print_text(program: &Program) -> Result<String, Error> {
                 }
             },
             Item::Tex(t) => {
-                let instr = lower_tex(t, &decls)?;
+                let instr = emit_tex(t, &decls, sm5)?;
                 let text = disasm::instruction(&instr);
                 match extras(t).and_then(|x| x.text.as_ref()) {
                     Some(line) => {
@@ -314,17 +336,20 @@ fn extras(t: &TexInstr) -> Option<&DxbcExtras> {
     t.origin.get::<DxbcExtras>()
 }
 
-/// Lowers one texture instruction against the program's declarations.
-fn lower_tex(t: &TexInstr, decls: &Decls) -> Result<Instruction, Error> {
-    let x = extras(t).ok_or_else(|| {
-        Error::Unsupported(crate::error::Unsupported::new(
-            format!("`{t}`"),
-            Isa::Dxbc,
-            Isa::Dxbc,
-            "it was not decoded from DXBC; building DXBC texture instructions from other ISAs is a later pass",
-        ))
-    })?;
-    lower::lower(t, &x.instr, decls)
+/// Whether the program is SM5.x (or has no version token: texlate writes SM5).
+fn is_sm5(program: &Program) -> bool {
+    program
+        .state
+        .get::<DxbcModule>()
+        .and_then(|m| m.version)
+        .is_none_or(|v| (v >> 4) & 0xf >= 5)
+}
+
+/// Emits one texture instruction against the program's declarations: its decoded tokens
+/// when the IR still says what they say, otherwise built from the IR.
+fn emit_tex(t: &TexInstr, decls: &Decls, sm5: bool) -> Result<Instruction, Error> {
+    let env = emit_inst::Env { decls, sm5 };
+    emit_inst::emit(t, extras(t).map(|x| &x.instr), env)
 }
 
 /// The declarations of a program's items (opaque declaration instructions).

@@ -34,6 +34,7 @@ pub struct TexRow {
 #[derive(Debug, Deserialize)]
 pub struct File {
     pub opcodes: Vec<OpcodeRow>,
+    pub conditional_ops: Vec<String>,
     pub decl_layouts: Vec<(u16, i8)>,
     pub wine_aliases: Vec<(String, String)>,
     pub wine_words: Vec<(String, String)>,
@@ -130,10 +131,38 @@ pub struct DimInfo {
     pub ms: bool,
 }
 
+/// Opcode numbers and operand type codes that code names, resolved once from the tables
+/// (`opcodes`, `register_types`, `conditional_ops`) so that no number is written in code.
+#[derive(Debug)]
+pub struct Codes {
+    /// Opcodes whose `_nz`/`_z` suffix sets the test bit.
+    pub conditional: Vec<u16>,
+    pub resinfo: u16,
+    pub sampleinfo: u16,
+    pub sync: u16,
+    pub ret: u16,
+    pub dcl_resource: u16,
+    pub dcl_uav_typed: u16,
+    pub dcl_resource_raw: u16,
+    pub dcl_uav_raw: u16,
+    pub dcl_resource_structured: u16,
+    pub dcl_uav_structured: u16,
+    pub dcl_sampler: u16,
+    /// Operand types: `r`, `v`, `o`, `null`, `t`, `s`, `l`.
+    pub temp: u8,
+    pub input: u8,
+    pub output: u8,
+    pub null: u8,
+    pub resource: u8,
+    pub sampler: u8,
+    pub imm32: u8,
+}
+
 /// All tables, indexed.
 #[derive(Debug)]
 pub struct Tables {
     pub file: File,
+    pub codes: Codes,
     /// Opcode entries indexed by opcode number (looked up for every instruction).
     pub ops: Vec<Option<OpInfo>>,
     pub by_name: HashMap<String, u16>,
@@ -253,12 +282,51 @@ impl Tables {
                 ms: *ms,
             })
             .collect();
+        let op = |name: &str| -> u16 {
+            *by_name
+                .get(name)
+                .unwrap_or_else(|| panic!("mappings/dxbc.toml: no opcode `{name}`"))
+        };
+        let ty = |prefix: &str| -> u8 {
+            file.register_types
+                .iter()
+                .find(|r| r.1 == prefix)
+                .unwrap_or_else(|| panic!("mappings/dxbc.toml: no operand type `{prefix}`"))
+                .0
+        };
+        let codes = Codes {
+            conditional: file.conditional_ops.iter().map(|n| op(n)).collect(),
+            resinfo: op("resinfo"),
+            sampleinfo: op("sampleinfo"),
+            sync: op("sync"),
+            ret: op("ret"),
+            dcl_resource: op("dcl_resource"),
+            dcl_uav_typed: op("dcl_uav_typed"),
+            dcl_resource_raw: op("dcl_resource_raw"),
+            dcl_uav_raw: op("dcl_uav_raw"),
+            dcl_resource_structured: op("dcl_resource_structured"),
+            dcl_uav_structured: op("dcl_uav_structured"),
+            dcl_sampler: op("dcl_sampler"),
+            temp: ty("r"),
+            input: ty("v"),
+            output: ty("o"),
+            null: ty("null"),
+            resource: ty("t"),
+            sampler: ty("s"),
+            imm32: ty("l"),
+        };
         Tables {
             file,
+            codes,
             ops,
             by_name,
             dims,
         }
+    }
+
+    /// The opcode of `mnemonic` (fxc spelling); `None` when the table has no such opcode.
+    pub fn opcode(&self, mnemonic: &str) -> Option<u16> {
+        self.by_name.get(mnemonic).copied()
     }
 
     /// The entry of `opcode`, when it is a known SM4/SM5 opcode.

@@ -1,0 +1,156 @@
+//! The DXBC instructions of an [`AluInstr`]: every [`AluOp`] with the fewest SM5 instructions,
+//! opcode numbers from `mappings/dxbc.toml`.
+//!
+//! | IR | DXBC |
+//! |---|---|
+//! | `Mov` | `mov` |
+//! | `U32ToF32` / `I32ToF32` | `utof` / `itof` |
+//! | `F32ToI32` | `ftoi` (rounds toward zero) |
+//! | `F32ToLayer` | `round_ne`, `ftou`, `umin …, l(65535)` |
+//! | `U32ToLayer` | `umin …, l(65535)` |
+//! | `FMul` | `mul` |
+//! | `FMaxAbs` | `max dst, |a|, |b|` (the `abs` source modifier) |
+//! | `FRcp` | `rcp` (SM5) |
+//!
+//! `F32ToLayer` needs no `max` with 0 before `ftou`: `ftou` clamps its input to
+//! `[0.0f, 4294967295.999f]` and turns NaN into 0 (Microsoft's "ftou (sm4 - asm)" reference),
+//! and `round_ne` keeps a negative input negative (or -0), so the clamp gives what
+//! `max(src, 0)` would.
+//!
+//! Each scalar is one register component: the destination is written through a one-bit
+//! mask (`r1.y`), a register source is read as a select-1 operand (`r0.z`), an immediate as a
+//! one-component `l(...)`, as fxc writes scalar code.
+
+use crate::error::{Error, Unsupported};
+use crate::ir::{AluInstr, AluOp, Imm, Isa, Scalar};
+
+use super::lift::file_type;
+use super::tables::tables;
+use super::tokens::{
+    Instruction, Operand, EXT_OPERAND_MODIFIER, OPERAND_IMM32, SEL_MASK, SEL_SELECT1,
+};
+
+fn unsupported(a: &AluInstr, why: impl Into<String>) -> Error {
+    Error::Unsupported(Unsupported::new(
+        format!("the ALU operation `{a}`"),
+        Isa::Dxbc,
+        Isa::Dxbc,
+        why,
+    ))
+}
+
+/// The source modifier `abs` (extended operand token kind 1, modifier `[13:6]` = 2).
+const MOD_ABS: u32 = 2;
+
+fn reg(a: &AluInstr, s: &Scalar) -> Result<(Operand, u8), Error> {
+    let Scalar::Reg(r) = s else {
+        return Err(unsupported(a, format!("{s} is not a register")));
+    };
+    let ty = file_type(r.file)
+        .ok_or_else(|| unsupported(a, format!("{s}: the DXBC backend writes r#, v# and o#")))?;
+    if r.sub > 3 {
+        return Err(unsupported(
+            a,
+            format!("{s}: a DX register has components 0..3"),
+        ));
+    }
+    Ok((Operand::new(ty, &[r.index]), r.sub as u8))
+}
+
+fn dst(a: &AluInstr, s: &Scalar) -> Result<Operand, Error> {
+    let (mut op, c) = reg(a, s)?;
+    op.selection = SEL_MASK;
+    op.comp = 1 << c;
+    Ok(op)
+}
+
+fn src(a: &AluInstr, s: &Scalar) -> Result<Operand, Error> {
+    let bits = match s {
+        Scalar::Imm(Imm { bits, .. }) => Some(*bits as u32),
+        Scalar::Zero => Some(0),
+        Scalar::Reg(_) => None,
+    };
+    if let Some(bits) = bits {
+        let mut op = Operand::new(OPERAND_IMM32, &[]);
+        op.num_components = 1;
+        op.selection = 0;
+        op.comp = 0;
+        op.imm = vec![bits];
+        return Ok(op);
+    }
+    let (mut op, c) = reg(a, s)?;
+    op.selection = SEL_SELECT1;
+    op.comp = c;
+    Ok(op)
+}
+
+fn imm(bits: u32) -> Operand {
+    let mut op = Operand::new(OPERAND_IMM32, &[]);
+    op.num_components = 1;
+    op.selection = 0;
+    op.comp = 0;
+    op.imm = vec![bits];
+    op
+}
+
+fn instr(name: &str, operands: Vec<Operand>) -> Result<Instruction, Error> {
+    let opcode = tables().opcode(name).ok_or_else(|| {
+        Error::Unsupported(Unsupported::new(
+            name,
+            Isa::Dxbc,
+            Isa::Dxbc,
+            "mappings/dxbc.toml has no such opcode",
+        ))
+    })?;
+    let mut i = Instruction::new(opcode);
+    i.operands = operands;
+    Ok(i)
+}
+
+/// The instructions that compute `a`, in order.
+pub fn emit(a: &AluInstr) -> Result<Vec<Instruction>, Error> {
+    if a.pred.is_some() {
+        return Err(unsupported(a, "DX instructions are not predicated"));
+    }
+    let want = match a.op {
+        AluOp::FMul | AluOp::FMaxAbs => 2,
+        _ => 1,
+    };
+    if a.srcs.len() != want {
+        return Err(unsupported(
+            a,
+            format!("it takes {want} source(s), not {}", a.srcs.len()),
+        ));
+    }
+    let d = dst(a, &a.dst)?;
+    let s0 = src(a, &a.srcs[0])?;
+    let unary = |name: &str| Ok(vec![instr(name, vec![d.clone(), s0.clone()])?]);
+    match a.op {
+        AluOp::Mov => unary("mov"),
+        AluOp::U32ToF32 => unary("utof"),
+        AluOp::I32ToF32 => unary("itof"),
+        AluOp::F32ToI32 => unary("ftoi"),
+        AluOp::FRcp => unary("rcp"),
+        AluOp::FMul => Ok(vec![instr("mul", vec![d, s0, src(a, &a.srcs[1])?])?]),
+        AluOp::FMaxAbs => {
+            let abs = |mut op: Operand| {
+                op.extended = vec![EXT_OPERAND_MODIFIER | MOD_ABS << 6];
+                op
+            };
+            let s1 = src(a, &a.srcs[1])?;
+            Ok(vec![instr("max", vec![d, abs(s0), abs(s1)])?])
+        }
+        AluOp::U32ToLayer => Ok(vec![instr("umin", vec![d, s0, imm(0xffff)])?]),
+        AluOp::F32ToLayer => {
+            // The intermediate values live in the destination component itself.
+            let mut back = d.clone();
+            back.selection = SEL_SELECT1;
+            back.comp = (d.comp.trailing_zeros() & 3) as u8;
+            Ok(vec![
+                instr("round_ne", vec![d.clone(), s0])?,
+                instr("ftou", vec![d.clone(), back.clone()])?,
+                instr("umin", vec![d, back, imm(0xffff)])?,
+            ])
+        }
+    }
+}
