@@ -483,10 +483,12 @@ fn edit_corpus(corpus: &Path) -> (Vec<Edited>, Tally) {
     (edited, tally)
 }
 
-/// The IR fields of a texture instruction, without the tokens it was decoded from.
+/// The IR fields of a texture instruction, without the tokens it was decoded from and where
+/// (an edit may change the instruction's length, so the offsets of later ones).
 fn ir_fields(t: &TexInstr) -> TexInstr {
     TexInstr {
         origin: Origin::SYNTHETIC,
+        span: Default::default(),
         ..t.clone()
     }
 }

@@ -45,6 +45,8 @@ pub enum LayerForm {
 #[serde(deny_unknown_fields)]
 pub struct TargetCaps {
     pub register_model: RegisterModel,
+    /// The surface number of binding slot 0 (vISA T6).
+    pub first_surface: u32,
     pub simd: bool,
     pub simd_widths: Vec<u8>,
     pub offsets: OffsetForm,

@@ -3,8 +3,10 @@
 //!
 //! Rule: an instruction matches the bindings row whose source-side texture and sampler are
 //! its own; one without a sampler (fetch, size query) matches the first row with its
-//! texture. A resource no row names gets a default row: DX `tN`/`sM` ↔ vISA `TN`/`SM` ↔
-//! NVIDIA index `(M << 8) | N` (seeds/nvidia-TEX.txt: `#tsPtrIdxU13 = {#smpU05, #tidU08}`),
+//! texture. A resource no row names gets a default row: DX `tN`/`sM` ↔ vISA `T(N+6)`/`SM` ↔
+//! NVIDIA index `(M << 8) | N` (seeds/nvidia-TEX.txt: `#tsPtrIdxU13 = {#smpU05, #tidU08}`;
+//! vISA's T0..T5 are predefined surfaces and IGC puts binding slot 0 in T6,
+//! `TargetCaps::first_surface`),
 //! with the dimension the source carries (DX declarations, the NVIDIA instruction). Where no
 //! dimension is known (a vISA source) the error names the surface and prints the row to add.
 //! The target's declarations (resources with dimension and return type, samplers with
@@ -32,21 +34,29 @@ fn source_slot(t: &TexInstr) -> Option<Slot> {
     Some(Slot { texture, sampler })
 }
 
-/// The default slots of a resource the source names `slot` (see the module doc).
+/// The default slots of a resource the source names `slot` (see the module doc); `None`
+/// where the source's surface number has no binding slot (a predefined vISA surface).
 fn default_slots(from: Isa, slot: Slot, with_sampler: bool) -> [Option<Slot>; 3] {
+    let first = |isa| crate::mappings::targets::caps(isa).first_surface;
     let (texture, sampler) = match from {
-        Isa::Nvidia => (slot.texture & 0xff, slot.texture >> 8),
-        _ => (slot.texture, slot.sampler.unwrap_or(0)),
+        Isa::Nvidia => (Some(slot.texture & 0xff), slot.texture >> 8),
+        _ => (
+            slot.texture.checked_sub(first(from)),
+            slot.sampler.unwrap_or(0),
+        ),
     };
-    let split = Slot {
-        texture,
+    let Some(texture) = texture else {
+        return [None; 3];
+    };
+    let split = |isa| Slot {
+        texture: texture + first(isa),
         sampler: with_sampler.then_some(sampler),
     };
     let nvidia = Slot {
         texture: (sampler << 8) | texture,
         sampler: None,
     };
-    [Some(split), Some(split), Some(nvidia)]
+    [Some(split(Isa::Visa)), Some(split(Isa::Dxbc)), Some(nvidia)]
 }
 
 fn return_type_of(t: &TexInstr) -> ReturnType {
@@ -137,7 +147,13 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
             Isa::Dxbc => dxbc,
             Isa::Nvidia => nvidia,
         };
-        let target = binding.slot(to).or(fallback).unwrap_or(slot);
+        let Some(target) = binding.slot(to).or(fallback) else {
+            return Err(ctx.unsupported(
+                &format!("{} {}", ctx.from.name(), spelled(ctx.from, slot)),
+                "it is a predefined surface with no binding slot; give --bindings",
+                t.span,
+            ));
+        };
         if to == Isa::Nvidia && target.texture >= 1 << 13 {
             return Err(ctx.unsupported(
                 &format!("NVIDIA texture index {:#x}", target.texture),

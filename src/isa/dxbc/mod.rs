@@ -140,7 +140,14 @@ fn build_program(
         .collect();
     for (i, (offset, instr)) in tp.instructions.into_iter().enumerate() {
         match lift::lift(&instr, &decls) {
-            Some(tex) => program.items.push(Item::Tex(Box::new(tex))),
+            Some(mut tex) => {
+                tex.span = Span {
+                    offset,
+                    line: 0,
+                    column: 0,
+                };
+                program.items.push(Item::Tex(Box::new(tex)))
+            }
             None => program
                 .items
                 .push(opaque_words(&words[starts[i]..starts[i + 1]], offset)),
@@ -455,7 +462,7 @@ pub fn parse_text(src: &str) -> Result<Program, Error> {
     }
     let has_profile = lines.iter().any(|l| profile_version(l).is_some());
     let mut decls = Decls::default();
-    let mut parsed: Vec<(usize, Instruction, LineText)> = Vec::new();
+    let mut parsed: Vec<(usize, Instruction, LineText, asm::LinePos)> = Vec::new();
     let mut version = None;
     let mut offset = 0;
     // One buffer for every instruction's dwords.
@@ -513,7 +520,7 @@ pub fn parse_text(src: &str) -> Result<Program, Error> {
                 .encode(&mut words)
                 .map_err(|e| validation(span, "dxbc-encode", e))?;
             bytes = tokens::le_bytes(&words);
-            parsed.push((program.items.len(), instr, line_text));
+            parsed.push((program.items.len(), instr, line_text, at));
             i = end;
         }
         offset += text.len() + 1;
@@ -525,8 +532,13 @@ pub fn parse_text(src: &str) -> Result<Program, Error> {
         i += 1;
     }
     // Texture instructions lift once every declaration is known.
-    for (at, instr, line_text) in parsed {
+    for (at, instr, line_text, pos) in parsed {
         if let Some(mut tex) = lift::lift(&instr, &decls) {
+            tex.span = Span {
+                offset: 0,
+                line: pos.line,
+                column: pos.column,
+            };
             if let Some(x) = tex.origin.get_mut::<DxbcExtras>() {
                 x.text = Some(line_text);
             }

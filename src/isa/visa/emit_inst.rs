@@ -9,7 +9,9 @@
 //! A parameter missing in the middle of the order cannot be written (vISA parameters are
 //! positional) and is an error, as is anything the op has no slot for.
 
-use crate::ir::{Exec, Lod, Offset, RegFile, ResRef, Scalar, ScalarType, TexInstr, TexOp};
+use crate::ir::{
+    Dim, Dimension, Exec, Lod, Offset, RegFile, ResRef, Scalar, ScalarType, TexInstr, TexOp,
+};
 
 use super::inst::{
     cps_bit, div_s_bit, pixel_null_mask_bit, AoffImm, Field, MsForm, Raw, VisaExtras, VisaInst,
@@ -182,6 +184,26 @@ pub fn emit(t: &TexInstr) -> Result<VisaInst, EmitError> {
         Offset::Dynamic(v) => v.as_slice(),
         _ => &[],
     };
+    // vISA passes the layer of a 1D or 2D array positionally, after the spatial coordinates
+    // (v for 1D_ARRAY, r for 2D_ARRAY); only a cube array's layer is `ai` (seeds, the
+    // u/v/r/ai table). The IR keeps it apart once the dimension is known.
+    let (coords, array_index) = match (t.dim, t.array_index) {
+        (
+            Dimension::Known {
+                dim: dim @ (Dim::D1 | Dim::D2),
+                arrayed: true,
+                ..
+            },
+            Some(layer),
+        ) => {
+            let spatial = if dim == Dim::D1 { 1 } else { 2 };
+            let mut c = t.coord.clone();
+            c.resize(spatial, Scalar::Zero);
+            c.push(layer);
+            (c, None)
+        }
+        _ => (t.coord.clone(), t.array_index),
+    };
     let (mut n_coord, mut n_dx, mut n_dy, mut n_mcs, mut n_off) = (0, 0, 0, 0, 0);
     let take = |v: &[Scalar], n: &mut usize| {
         let s = v.get(*n).copied();
@@ -191,8 +213,8 @@ pub fn emit(t: &TexInstr) -> Result<VisaInst, EmitError> {
     let slots: Vec<Option<Scalar>> = order
         .iter()
         .map(|slot| match slot {
-            Slot::U | Slot::V | Slot::R => take(&t.coord, &mut n_coord),
-            Slot::Ai => t.array_index,
+            Slot::U | Slot::V | Slot::R => take(&coords, &mut n_coord),
+            Slot::Ai => array_index,
             Slot::Ref => t.depth_ref,
             Slot::Bias => match t.lod {
                 Lod::Bias(s) => Some(s),
@@ -212,7 +234,7 @@ pub fn emit(t: &TexInstr) -> Result<VisaInst, EmitError> {
         })
         .collect();
     let surplus = [
-        ("coordinates", t.coord.len(), n_coord),
+        ("coordinates", coords.len(), n_coord),
         ("x gradients", grads.0.len(), n_dx),
         ("y gradients", grads.1.len(), n_dy),
         ("MCS words", t.mcs.len(), n_mcs),
@@ -226,7 +248,7 @@ pub fn emit(t: &TexInstr) -> Result<VisaInst, EmitError> {
             ));
         }
     }
-    if t.array_index.is_some() && !op.has_slot(Slot::Ai) {
+    if array_index.is_some() && !op.has_slot(Slot::Ai) {
         return Err(unsupported(
             "an array index",
             format!(
