@@ -1,4 +1,5 @@
-//! Lower: an IR [`TexInstr`] back into one instruction ([`NvInst`]).
+//! Emit: an IR [`TexInstr`] as one instruction ([`NvInst`]). (In texlate "lowering" names the IR
+//! passes; IR → instruction is "emit".)
 //!
 //! The form comes from the instruction's [`NvidiaExtras`] when it has them (a short form
 //! falls back to its long form when the IR no longer fits it), otherwise from the IR op.
@@ -13,7 +14,7 @@ use super::NvidiaExtras;
 use crate::error::{Error, Location, Unsupported, ValidationError};
 use crate::ir::{Dim, Dimension, Isa, Lod, Offset, RegFile, ResRef, Scalar, TexInstr, TexOp};
 
-/// A lowering failure: which rule, and why.
+/// An emit failure: which rule, and why.
 struct Refusal {
     rule: &'static str,
     detail: String,
@@ -68,8 +69,8 @@ fn form_fits_op(form: OpClass, t: &TexInstr) -> bool {
     }
 }
 
-/// Lowers one instruction.
-pub fn lower(t: &TexInstr) -> Result<NvInst, Error> {
+/// Emits one instruction.
+pub fn emit(t: &TexInstr) -> Result<NvInst, Error> {
     let extras = t.origin.get::<NvidiaExtras>();
     let location = extras.map_or(Location::from_span(t.span, t.span.line > 0), |x| {
         Location::from_span(t.span, x.listing.is_some() || t.span.line > 0)
@@ -84,13 +85,13 @@ pub fn lower(t: &TexInstr) -> Result<NvInst, Error> {
     let fallback = default_form(t)?;
     let kept = extras.map(|x| x.op).filter(|op| form_fits_op(*op, t));
     match kept {
-        Some(op) if op.is_short() => match lower_as(t, op, extras) {
+        Some(op) if op.is_short() => match emit_as(t, op, extras) {
             Ok(inst) => Ok(inst),
             // The IR no longer fits the short form: use its long form.
-            Err(_) => lower_as(t, long_form(op), extras).map_err(fail),
+            Err(_) => emit_as(t, long_form(op), extras).map_err(fail),
         },
-        Some(op) => lower_as(t, op, extras).map_err(fail),
-        None => lower_as(t, fallback, extras).map_err(fail),
+        Some(op) => emit_as(t, op, extras).map_err(fail),
+        None => emit_as(t, fallback, extras).map_err(fail),
     }
 }
 
@@ -133,7 +134,7 @@ fn dim_code(dim: Dimension, op: OpClass) -> Result<(u8, bool), Refusal> {
     }
 }
 
-fn lower_as(t: &TexInstr, op: OpClass, extras: Option<&NvidiaExtras>) -> Result<NvInst, Refusal> {
+fn emit_as(t: &TexInstr, op: OpClass, extras: Option<&NvidiaExtras>) -> Result<NvInst, Refusal> {
     let table = table();
     let bindless = matches!(t.texture, ResRef::Handle(_));
     let mut inst = NvInst::new(op, bindless);
