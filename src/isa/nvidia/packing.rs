@@ -2,7 +2,7 @@
 //! "Texture parameter packing" table). The slot orders come from `mappings/nvidia.toml`
 //! (`[packing.*]` and the short-form targets); absent parameters compact the rest upward.
 
-use super::inst::{lod_spelling, NvInst, OFFSET_AOFFI, OFFSET_PTP};
+use super::inst::{lod_spelling, NvInst, OFFSET_AOFFI, OFFSET_NONE, OFFSET_PTP};
 use super::table::{table, OpClass, ShortTarget, Slot};
 
 /// One scalar parameter of a texture instruction.
@@ -110,7 +110,12 @@ pub fn params(inst: &NvInst) -> Option<(Vec<Param>, Vec<Param>)> {
         }
         op => {
             let packing = table().packing.get(&op)?;
-            Some((expand(inst, &packing.ra), expand(inst, &packing.rb)))
+            match &packing.plain {
+                Some(plain) if inst.offset == OFFSET_NONE && !inst.dc => {
+                    Some((expand(inst, &plain.ra), expand(inst, &plain.rb)))
+                }
+                _ => Some((expand(inst, &packing.ra), expand(inst, &packing.rb))),
+            }
         }
     }
 }

@@ -193,6 +193,17 @@ pub enum Slot {
 pub struct Packing {
     pub ra: Vec<Slot>,
     pub rb: Vec<Slot>,
+    /// The slot orders when the instruction has neither `.AOFFI`/`.PTP` nor `.DC`, when they
+    /// differ (TLD4S: x in Ra, y in Rb; research §11).
+    #[serde(default)]
+    pub plain: Option<PackingSlots>,
+}
+
+/// Ra and Rb slot orders.
+#[derive(Clone, Debug, Deserialize)]
+pub struct PackingSlots {
+    pub ra: Vec<Slot>,
+    pub rb: Vec<Slot>,
 }
 
 #[derive(Debug, Deserialize)]
