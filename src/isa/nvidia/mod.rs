@@ -10,6 +10,7 @@
 //! is [`Scalar::Zero`](crate::ir::Scalar::Zero), never `R255`, so "reads as zero" has one
 //! spelling in the IR. The sparse-status predicate is a register of `RegFile::Predicate`.
 
+pub mod alu;
 mod binary;
 pub mod control;
 mod emit;
@@ -234,6 +235,9 @@ impl crate::isa::Codec for NvidiaCodec {
     }
     fn looks_binary(&self, bytes: &[u8]) -> bool {
         looks_binary(bytes)
+    }
+    fn register_groups(&self, t: &TexInstr) -> Result<Vec<crate::isa::RegGroup>, Error> {
+        emit_inst::register_groups(t)
     }
     fn emit(&self, ir: &Program, options: &crate::isa::EmitOptions) -> Result<Program, Error> {
         emit::emit_program(ir, options)

@@ -139,3 +139,24 @@ pub fn dst_layout(inst: &NvInst) -> Vec<(usize, bool, u8)> {
         })
         .collect()
 }
+
+/// The IR operand a parameter holds ([`crate::isa::Operand`]), for the register groups the
+/// register-alignment pass places. `arrayed`: the dimension is an array (otherwise the
+/// `array` slot holds the `.LC` clamp alone).
+pub fn operand_of(p: Param, arrayed: bool) -> crate::isa::Operand {
+    use crate::isa::Operand;
+    match p {
+        Param::Array if arrayed => Operand::ArrayIndex,
+        Param::Array => Operand::MinLod,
+        Param::Coord(i) => Operand::Coord(i),
+        Param::Handle => Operand::Handle,
+        Param::Lod => Operand::Lod,
+        Param::Offset(k) => Operand::Offset(k),
+        Param::DepthRef => Operand::DepthRef,
+        Param::Sample => Operand::SampleIndex,
+        // TXD: `(offset << 16) | layer`, also without a layer (`offset << 16`).
+        Param::ArrayOffset => Operand::ArrayOffset,
+        Param::GradDx(i) => Operand::GradDx(i),
+        Param::GradDy(i) => Operand::GradDy(i),
+    }
+}
