@@ -139,7 +139,7 @@ fn single_instructions_bundle_into_a_stream() {
     let q = nvidia::decode_binary(&bytes).unwrap();
     let again: Vec<String> = q
         .tex_instrs()
-        .map(|t| print_inst(&nvidia::lower_inst(t).unwrap().0))
+        .map(|t| print_inst(&nvidia::emit_inst(t).unwrap().0))
         .collect();
     assert_eq!(again.join("\n") + "\n", text);
 }

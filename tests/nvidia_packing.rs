@@ -24,7 +24,7 @@
 use std::collections::HashMap;
 
 use texlate::ir::{Lod, Offset, ResRef, Scalar, Span, TexInstr};
-use texlate::isa::nvidia::{decode_word, lift_inst, lower_inst};
+use texlate::isa::nvidia::{decode_word, emit_inst, lift_inst};
 
 mod support;
 
@@ -567,7 +567,7 @@ fn every_operand_names_the_register_of_its_ptx_parameter() {
             let t = lift_inst(&inst, Span::default())
                 .unwrap_or_else(|e| panic!("{}: {}: {e}", rec.name, sass.text));
             // The lower is the lift's exact inverse.
-            let (_, word) = lower_inst(&t).unwrap_or_else(|e| panic!("{}: {e}", sass.text));
+            let (_, word) = emit_inst(&t).unwrap_or_else(|e| panic!("{}: {e}", sass.text));
             assert_eq!(word, sass.word, "{}: {}", rec.name, sass.text);
             instructions += 1;
             let op = sass

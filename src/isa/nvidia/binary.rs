@@ -9,7 +9,7 @@ use object::{Object, ObjectSection};
 
 use super::control::{self, BUNDLE_WORDS, WORD_BYTES};
 use super::listing::{address_slot, hex_comment, line_address, lone_hex};
-use super::{decode_word, lift_inst, lower_inst, NvidiaContainer, TextSection};
+use super::{decode_word, emit_inst, lift_inst, NvidiaContainer, TextSection};
 use crate::error::{DecodeError, Error, Unsupported};
 use crate::ir::{Isa, Item, Opaque, Program, Span, TexInstr};
 
@@ -150,7 +150,7 @@ fn words(p: &Program) -> Result<Vec<Word>, Error> {
     for item in &p.items {
         match item {
             Item::Tex(t) => {
-                let (inst, value) = lower_inst(t)?;
+                let (inst, value) = emit_inst(t)?;
                 out.push(Word {
                     value,
                     phase: Some(inst.phase),
@@ -242,7 +242,7 @@ fn bundle(p: &Program) -> Result<Vec<u64>, Error> {
     for item in &p.items {
         match item {
             Item::Tex(t) => {
-                let (inst, word) = lower_inst(t)?;
+                let (inst, word) = emit_inst(t)?;
                 insts.push((word, inst.phase));
             }
             Item::Comment(_) => {}
@@ -354,7 +354,7 @@ pub(super) fn instruction_words(p: &Program) -> Result<Vec<u64>, Error> {
         let mut out = Vec::new();
         for item in &p.items {
             match item {
-                Item::Tex(t) => out.push(lower_inst(t)?.1),
+                Item::Tex(t) => out.push(emit_inst(t)?.1),
                 Item::Opaque(o) if o.text.is_none() => out.push(opaque_bytes_word(o)?),
                 Item::Opaque(_) | Item::Comment(_) => {}
                 Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia)),

@@ -11,7 +11,7 @@
 
 use super::control::{self, BUNDLE_WORDS};
 use super::text::{is_texture_text, parse_inst, print_inst};
-use super::{decode_word, extras_of, lift, lower_inst, ListingLine, NvidiaContainer, NvidiaExtras};
+use super::{decode_word, emit_inst, extras_of, lift, ListingLine, NvidiaContainer, NvidiaExtras};
 use crate::error::{Error, ParseError};
 use crate::ir::{Isa, Item, Opaque, Program, Span};
 
@@ -265,7 +265,7 @@ pub(super) fn print(p: &Program) -> Result<String, Error> {
             let mut out = String::new();
             for item in &p.items {
                 match item {
-                    Item::Tex(t) => out.push_str(&print_inst(&lower_inst(t)?.0)),
+                    Item::Tex(t) => out.push_str(&print_inst(&emit_inst(t)?.0)),
                     Item::Comment(c) => out.push_str(&crate::isa::comment_line(&c.text)),
                     Item::Alu(a) => {
                         return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia))
@@ -296,7 +296,7 @@ fn print_listing(p: &Program, crlf: bool, final_newline: bool) -> Result<String,
     for (k, item) in p.items.iter().enumerate() {
         match item {
             Item::Tex(t) => {
-                let (inst, word) = lower_inst(t)?;
+                let (inst, word) = emit_inst(t)?;
                 let has_hex = extras_of(t)
                     .and_then(|x| x.listing.as_ref())
                     .is_some_and(|l| l.hex_column.is_some() || l.hex_next_line.is_some());
@@ -396,7 +396,7 @@ fn print_stream(p: &Program) -> Result<String, Error> {
     for item in &p.items {
         texts.push(match item {
             Item::Tex(t) => {
-                let (inst, word) = lower_inst(t)?;
+                let (inst, word) = emit_inst(t)?;
                 Some((print_inst(&inst), word))
             }
             Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia)),

@@ -3,20 +3,21 @@
 //!
 //! Layers: [`table`] (the data of `mappings/nvidia.toml`), [`inst`] (one instruction field by
 //! field, and its word), [`text`] (one instruction as nvdisasm prints it), [`control`] (the
-//! bundle control word), [`packing`] (Ra/Rb slot orders), `lift`/`lower` (instruction ↔ IR),
+//! bundle control word), [`packing`] (Ra/Rb slot orders), `lift` (instruction → IR), `emit_inst` (IR → instruction), `emit` (target-ready IR → whole program),
 //! `listing` (whole nvdisasm/cuobjdump listings) and `binary` (raw streams and cubins).
 //!
 //! Registers: `R#` is `Scalar::Reg` in [`RegFile::Temp`](crate::ir::RegFile::Temp); `RZ`
 //! is [`Scalar::Zero`](crate::ir::Scalar::Zero), never `R255`, so "reads as zero" has one
 //! spelling in the IR. The sparse-status predicate is a register of `RegFile::Predicate`.
 
+pub mod alu;
 mod binary;
 pub mod control;
 mod emit;
+mod emit_inst;
 pub mod inst;
 mod lift;
 mod listing;
-mod lower;
 pub mod packing;
 pub mod table;
 pub mod text;
@@ -122,9 +123,9 @@ pub fn extras_of(t: &TexInstr) -> Option<&NvidiaExtras> {
     t.origin.get::<NvidiaExtras>()
 }
 
-/// Lowers and encodes one IR instruction: its ISA form and its word.
-pub fn lower_inst(t: &TexInstr) -> Result<(NvInst, u64), Error> {
-    let inst = lower::lower(t)?;
+/// Emits and encodes one IR instruction: its ISA form and its word.
+pub fn emit_inst(t: &TexInstr) -> Result<(NvInst, u64), Error> {
+    let inst = emit_inst::emit(t)?;
     let word = encode_word(&inst).map_err(|e| {
         Error::Validation(crate::error::ValidationError {
             location: crate::error::Location::from_span(t.span, t.span.line > 0),
@@ -234,6 +235,9 @@ impl crate::isa::Codec for NvidiaCodec {
     }
     fn looks_binary(&self, bytes: &[u8]) -> bool {
         looks_binary(bytes)
+    }
+    fn register_groups(&self, t: &TexInstr) -> Result<Vec<crate::isa::RegGroup>, Error> {
+        emit_inst::register_groups(t)
     }
     fn emit(&self, ir: &Program, options: &crate::isa::EmitOptions) -> Result<Program, Error> {
         emit::emit_program(ir, options)

@@ -2,7 +2,7 @@
 //! "Texture parameter packing" table). The slot orders come from `mappings/nvidia.toml`
 //! (`[packing.*]` and the short-form targets); absent parameters compact the rest upward.
 
-use super::inst::{lod_spelling, NvInst, OFFSET_AOFFI, OFFSET_PTP};
+use super::inst::{lod_spelling, NvInst, OFFSET_AOFFI, OFFSET_NONE, OFFSET_PTP};
 use super::table::{table, OpClass, ShortTarget, Slot};
 
 /// One scalar parameter of a texture instruction.
@@ -110,7 +110,12 @@ pub fn params(inst: &NvInst) -> Option<(Vec<Param>, Vec<Param>)> {
         }
         op => {
             let packing = table().packing.get(&op)?;
-            Some((expand(inst, &packing.ra), expand(inst, &packing.rb)))
+            match &packing.plain {
+                Some(plain) if inst.offset == OFFSET_NONE && !inst.dc => {
+                    Some((expand(inst, &plain.ra), expand(inst, &plain.rb)))
+                }
+                _ => Some((expand(inst, &packing.ra), expand(inst, &packing.rb))),
+            }
         }
     }
 }
@@ -133,4 +138,25 @@ pub fn dst_layout(inst: &NvInst) -> Vec<(usize, bool, u8)> {
             }
         })
         .collect()
+}
+
+/// The IR operand a parameter holds ([`crate::isa::Operand`]), for the register groups the
+/// register-alignment pass places. `arrayed`: the dimension is an array (otherwise the
+/// `array` slot holds the `.LC` clamp alone).
+pub fn operand_of(p: Param, arrayed: bool) -> crate::isa::Operand {
+    use crate::isa::Operand;
+    match p {
+        Param::Array if arrayed => Operand::ArrayIndex,
+        Param::Array => Operand::MinLod,
+        Param::Coord(i) => Operand::Coord(i),
+        Param::Handle => Operand::Handle,
+        Param::Lod => Operand::Lod,
+        Param::Offset(k) => Operand::Offset(k),
+        Param::DepthRef => Operand::DepthRef,
+        Param::Sample => Operand::SampleIndex,
+        // TXD: `(offset << 16) | layer`, also without a layer (`offset << 16`).
+        Param::ArrayOffset => Operand::ArrayOffset,
+        Param::GradDx(i) => Operand::GradDx(i),
+        Param::GradDy(i) => Operand::GradDy(i),
+    }
 }

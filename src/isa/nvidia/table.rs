@@ -193,6 +193,17 @@ pub enum Slot {
 pub struct Packing {
     pub ra: Vec<Slot>,
     pub rb: Vec<Slot>,
+    /// The slot orders when the instruction has neither `.AOFFI`/`.PTP` nor `.DC`, when they
+    /// differ (TLD4S: x in Ra, y in Rb; research §11).
+    #[serde(default)]
+    pub plain: Option<PackingSlots>,
+}
+
+/// Ra and Rb slot orders.
+#[derive(Clone, Debug, Deserialize)]
+pub struct PackingSlots {
+    pub ra: Vec<Slot>,
+    pub rb: Vec<Slot>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -211,6 +222,7 @@ struct RawValues {
     rb_rz_printed: Vec<OpClass>,
     modifier_order: Vec<String>,
     fixed: BTreeMap<OpClass, String>,
+    vector_align: Vec<u32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -220,6 +232,13 @@ struct RawControl {
     phase_names: BTreeMap<String, String>,
     default_field: String,
     nop: String,
+    stall: [u32; 2],
+    #[serde(rename = "yield")]
+    yield_: [u32; 2],
+    write_barrier: [u32; 2],
+    read_barrier: [u32; 2],
+    wait: [u32; 2],
+    no_barrier: u8,
 }
 
 /// A row of the README table.
@@ -252,6 +271,13 @@ pub struct Control {
     pub phase_names: ValueTable,
     pub default_field: u64,
     pub nop: u64,
+    pub stall: Field,
+    pub yield_: Field,
+    pub write_barrier: Field,
+    pub read_barrier: Field,
+    pub wait: Field,
+    /// The barrier number that means "none".
+    pub no_barrier: u8,
 }
 
 /// All of `mappings/nvidia.toml`, checked and indexed.
@@ -272,6 +298,8 @@ pub struct Table {
     pub guard_true: u8,
     /// Instructions that print an RZ Rb (the others leave it out).
     pub rb_rz_printed: Vec<OpClass>,
+    /// Alignment of a register vector by its length 1.. (index = length - 1).
+    pub vector_align: Vec<u32>,
     pub modifier_order: Vec<String>,
     pub fixed: BTreeMap<OpClass, String>,
     pub texs_targets: Vec<ShortTarget>,
@@ -294,6 +322,15 @@ fn values(name: &str, raw: BTreeMap<String, String>) -> ValueTable {
             (code, v)
         })
         .collect()
+}
+
+/// A field of a control-word slot, `[lowest bit, width]`.
+fn control_field([lo, width]: [u32; 2]) -> Field {
+    Field {
+        name: FieldName::Target,
+        lo,
+        width,
+    }
 }
 
 impl Table {
@@ -331,6 +368,7 @@ impl Table {
             sparse_none: v.sparse_none,
             guard_true: v.guard_true,
             rb_rz_printed: v.rb_rz_printed,
+            vector_align: v.vector_align,
             modifier_order: v.modifier_order,
             fixed: v.fixed,
             texs_targets: raw.texs_target,
@@ -338,14 +376,16 @@ impl Table {
             packing: raw.packing,
             control: Control {
                 slot_width: c.slot_width,
-                phase: Field {
-                    name: FieldName::Target,
-                    lo: c.phase[0],
-                    width: c.phase[1],
-                },
+                phase: control_field(c.phase),
                 phase_names: values("phase_names", c.phase_names),
                 default_field: hex("control.default_field", &c.default_field),
                 nop: hex("control.nop", &c.nop),
+                stall: control_field(c.stall),
+                yield_: control_field(c.yield_),
+                write_barrier: control_field(c.write_barrier),
+                read_barrier: control_field(c.read_barrier),
+                wait: control_field(c.wait),
+                no_barrier: c.no_barrier,
             },
         }
     }
@@ -367,6 +407,15 @@ impl Table {
         match op {
             OpClass::TLDS => &self.tlds_targets,
             _ => &self.texs_targets,
+        }
+    }
+
+    /// The alignment of a register vector of `len` registers; `None` past the longest
+    /// vector an instruction reads or writes.
+    pub fn vector_align(&self, len: usize) -> Option<u32> {
+        match len {
+            0 => Some(1),
+            n => self.vector_align.get(n - 1).copied(),
         }
     }
 

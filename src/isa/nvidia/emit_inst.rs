@@ -1,4 +1,5 @@
-//! Lower: an IR [`TexInstr`] back into one instruction ([`NvInst`]).
+//! Emit: an IR [`TexInstr`] as one instruction ([`NvInst`]). (In texlate "lowering" names the IR
+//! passes; IR → instruction is "emit".)
 //!
 //! The form comes from the instruction's [`NvidiaExtras`] when it has them (a short form
 //! falls back to its long form when the IR no longer fits it), otherwise from the IR op.
@@ -7,13 +8,14 @@
 //! (the register-alignment pass's job when translating).
 
 use super::inst::{lod_code, NvInst, OFFSET_AOFFI, OFFSET_NONE, OFFSET_PTP, RZ};
-use super::packing::{dst_layout, is_arrayed, params, short_target, Param};
+use super::packing::{dst_layout, is_arrayed, operand_of, params, short_target, Param};
 use super::table::{code_of, table, OpClass};
 use super::NvidiaExtras;
 use crate::error::{Error, Location, Unsupported, ValidationError};
 use crate::ir::{Dim, Dimension, Isa, Lod, Offset, RegFile, ResRef, Scalar, TexInstr, TexOp};
+use crate::isa::{Operand, RegGroup};
 
-/// A lowering failure: which rule, and why.
+/// An emit failure: which rule, and why.
 struct Refusal {
     rule: &'static str,
     detail: String,
@@ -68,8 +70,8 @@ fn form_fits_op(form: OpClass, t: &TexInstr) -> bool {
     }
 }
 
-/// Lowers one instruction.
-pub fn lower(t: &TexInstr) -> Result<NvInst, Error> {
+/// Emits one instruction.
+pub fn emit(t: &TexInstr) -> Result<NvInst, Error> {
     let extras = t.origin.get::<NvidiaExtras>();
     let location = extras.map_or(Location::from_span(t.span, t.span.line > 0), |x| {
         Location::from_span(t.span, x.listing.is_some() || t.span.line > 0)
@@ -84,14 +86,28 @@ pub fn lower(t: &TexInstr) -> Result<NvInst, Error> {
     let fallback = default_form(t)?;
     let kept = extras.map(|x| x.op).filter(|op| form_fits_op(*op, t));
     match kept {
-        Some(op) if op.is_short() => match lower_as(t, op, extras) {
+        Some(op) if op.is_short() => match emit_as(t, op, extras) {
             Ok(inst) => Ok(inst),
             // The IR no longer fits the short form: use its long form.
-            Err(_) => lower_as(t, long_form(op), extras).map_err(fail),
+            Err(_) => emit_as(t, long_form(op), extras).map_err(fail),
         },
-        Some(op) => lower_as(t, op, extras).map_err(fail),
-        None => lower_as(t, fallback, extras).map_err(fail),
+        Some(op) => emit_as(t, op, extras).map_err(fail),
+        None => emit_as(t, fallback, extras).map_err(fail),
     }
+}
+
+/// The long form `t` is emitted as by the backend (TEX, TLD, TLD4, TXD, TMML or TXQ; `.B`
+/// for a handle), without registers: the instruction and its Ra and Rb parameters in
+/// register order.
+pub fn long_form_shape(t: &TexInstr) -> Result<(NvInst, Vec<Param>, Vec<Param>), Error> {
+    let location = Location::from_span(t.span, t.span.line > 0);
+    shape(t, default_form(t)?, None).map_err(|r| {
+        Error::Validation(ValidationError {
+            location,
+            rule: r.rule,
+            detail: r.detail,
+        })
+    })
 }
 
 fn dim_code(dim: Dimension, op: OpClass) -> Result<(u8, bool), Refusal> {
@@ -133,7 +149,13 @@ fn dim_code(dim: Dimension, op: OpClass) -> Result<(u8, bool), Refusal> {
     }
 }
 
-fn lower_as(t: &TexInstr, op: OpClass, extras: Option<&NvidiaExtras>) -> Result<NvInst, Refusal> {
+/// The instruction `t` is as `op`, without its registers: every field but Ra, Rb, Rd and
+/// Rd1, and the parameters of Ra and Rb in register order.
+fn shape(
+    t: &TexInstr,
+    op: OpClass,
+    extras: Option<&NvidiaExtras>,
+) -> Result<(NvInst, Vec<Param>, Vec<Param>), Refusal> {
     let table = table();
     let bindless = matches!(t.texture, ResRef::Handle(_));
     let mut inst = NvInst::new(op, bindless);
@@ -251,6 +273,15 @@ fn lower_as(t: &TexInstr, op: OpClass, extras: Option<&NvidiaExtras>) -> Result<
         detail: "no target".into(),
     })?;
     check_coords(t, &inst)?;
+    Ok((inst, ra_params, rb_params))
+}
+
+fn emit_as(t: &TexInstr, op: OpClass, extras: Option<&NvidiaExtras>) -> Result<NvInst, Refusal> {
+    let (mut inst, ra_params, rb_params) = shape(t, op, extras)?;
+    let mut dst = t.dst;
+    if op == OpClass::TMML {
+        dst.swap(0, 1);
+    }
     let value = |p: Param| param_value(t, &inst, p);
     let ra: Vec<Scalar> = ra_params
         .iter()
@@ -419,4 +450,56 @@ fn base_register(vals: &[Scalar], operand: &str) -> Result<Option<u8>, Refusal> 
         }
     }
     Ok(Some(base as u8))
+}
+
+/// The register vectors the long form of `t` reads and writes ([`crate::isa::Codec::register_groups`]):
+/// Ra and Rb with their parameters in slot order (`mappings/nvidia.toml` `[packing.*]`), and Rd
+/// with the written channels in hardware order, each with its alignment (`vector_align`).
+/// Empty vectors are left out.
+pub fn register_groups(t: &TexInstr) -> Result<Vec<RegGroup>, Error> {
+    let (inst, ra, rb) = long_form_shape(t)?;
+    let arrayed = is_arrayed(inst.dim);
+    let mut rd: Vec<Operand> = dst_layout(&inst)
+        .into_iter()
+        .map(|(c, _, _)| Operand::Dst(c as u8))
+        .collect();
+    if inst.op == OpClass::TMML {
+        // Hardware channel 0 is the IR's channel 1 (and back): see `emit_as`.
+        for o in &mut rd {
+            if let Operand::Dst(c @ (0 | 1)) = o {
+                *c = 1 - *c;
+            }
+        }
+    }
+    let groups = [
+        ("Ra", ra.iter().map(|p| operand_of(*p, arrayed)).collect()),
+        ("Rb", rb.iter().map(|p| operand_of(*p, arrayed)).collect()),
+        ("Rd", rd),
+    ];
+    let mut out = Vec::new();
+    for (name, operands) in groups {
+        let operands: Vec<Operand> = operands;
+        if operands.is_empty() {
+            continue;
+        }
+        let align = table().vector_align(operands.len()).ok_or_else(|| {
+            Error::Unsupported(Unsupported::new(
+                format!(
+                    "{} {} with {} registers in {name}",
+                    inst.op.mnemonic(),
+                    super::packing::dim_name(inst.dim),
+                    operands.len()
+                ),
+                Isa::Nvidia,
+                Isa::Nvidia,
+                "a register vector holds at most 4 registers",
+            ))
+        })?;
+        out.push(RegGroup {
+            name,
+            operands,
+            align,
+        });
+    }
+    Ok(out)
 }
