@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use texlate::error::Unsupported;
-use texlate::{ir, isa, Error, Form, Isa, ReadOptions};
+use texlate::{ir, isa, translate, Error, Form, Isa, ReadOptions};
 
 #[derive(Parser)]
 #[command(
@@ -60,24 +59,102 @@ impl From<ReadArgs> for ReadOptions {
     }
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum StageArg {
+    Pixel,
+    Compute,
+    Vertex,
+}
+
+/// Options of a translation (`translate`, `explain --to`, `check`).
+#[derive(clap::Args, Clone)]
+struct TranslateArgs {
+    /// The input's instruction set.
+    #[arg(long, value_enum)]
+    from: IsaArg,
+    /// The output's instruction set.
+    #[arg(long, value_enum)]
+    to: IsaArg,
+    /// Output form: text (a listing or kernel) or binary (word stream, DXBC container, vISA
+    /// instruction bytes).
+    #[arg(long, value_enum, default_value = "text")]
+    emit: Emit,
+    /// Bindings file (TOML, `[[binding]]` rows): which texture and sampler each ISA calls
+    /// a resource, with its dimension.
+    #[arg(long, value_name = "FILE")]
+    bindings: Option<PathBuf>,
+    /// Register-map file (TOML, `[[map]]` rows with `source` and `target`).
+    #[arg(long, value_name = "FILE")]
+    regmap: Option<PathBuf>,
+    /// SIMD width of a vISA target.
+    #[arg(long, default_value_t = 16, value_parser = parse_simd)]
+    simd: u8,
+    /// DX shader stage of a DX target (default: pixel when an instruction needs implicit
+    /// derivatives, otherwise compute).
+    #[arg(long, value_enum)]
+    stage: Option<StageArg>,
+    /// Refuse inputs with non-texture items instead of keeping them as comments.
+    #[arg(long)]
+    strict: bool,
+    #[command(flatten)]
+    read: ReadArgs,
+}
+
+impl TranslateArgs {
+    fn options(&self) -> Result<translate::Options, Failure> {
+        let file = |p: &Option<PathBuf>| -> Result<Option<(String, String)>, Failure> {
+            match p {
+                None => Ok(None),
+                Some(path) => {
+                    let text = fs::read_to_string(path)
+                        .map_err(|e| Failure::Io(format!("reading {}: {e}", path.display())))?;
+                    Ok(Some((path.display().to_string(), text)))
+                }
+            }
+        };
+        Ok(translate::Options {
+            from: self.from.into(),
+            to: self.to.into(),
+            emit: match self.emit {
+                Emit::Text => Form::Text,
+                Emit::Binary => Form::Binary,
+            },
+            bindings: file(&self.bindings)?,
+            regmap: file(&self.regmap)?,
+            simd: self.simd,
+            stage: self.stage.map(|s| match s {
+                StageArg::Pixel => isa::Stage::Pixel,
+                StageArg::Compute => isa::Stage::Compute,
+                StageArg::Vertex => isa::Stage::Vertex,
+            }),
+            strict: self.strict,
+            read: self.read.into(),
+        })
+    }
+}
+
+fn parse_simd(s: &str) -> Result<u8, String> {
+    match s {
+        "8" => Ok(8),
+        "16" => Ok(16),
+        _ => Err(format!("`{s}` is not a vISA SIMD width: 8 or 16")),
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Translate a listing or binary from one instruction set to another.
     Translate {
-        #[arg(long, value_enum)]
-        from: IsaArg,
-        #[arg(long, value_enum)]
-        to: IsaArg,
-        /// Output form.
-        #[arg(long, value_enum, default_value = "text")]
-        emit: Emit,
+        #[command(flatten)]
+        args: TranslateArgs,
         /// Input file, or `-` for standard input.
         input: PathBuf,
-        /// Output file (default: standard output).
+        /// Output file (default: standard output for text).
         #[arg(short, long)]
         output: Option<PathBuf>,
-        #[command(flatten)]
-        read: ReadArgs,
+        /// Print the Report as JSON instead of the translation.
+        #[arg(long)]
+        json: bool,
     },
     /// Binary to text.
     Disasm {
@@ -106,10 +183,30 @@ enum Command {
         #[command(flatten)]
         read: ReadArgs,
     },
-    /// Print the IR of each texture instruction.
+    /// Print the IR of each texture instruction (`--isa`), or the Report of a translation
+    /// (`--from A --to B`).
     Explain {
-        #[arg(long, value_enum)]
-        isa: IsaArg,
+        /// The input's instruction set, to print its IR.
+        #[arg(long, value_enum, conflicts_with_all = ["from", "to"], required_unless_present = "from")]
+        isa: Option<IsaArg>,
+        /// The input's instruction set, to explain a translation.
+        #[arg(long, value_enum, requires = "to")]
+        from: Option<IsaArg>,
+        /// The target instruction set.
+        #[arg(long, value_enum, requires = "from")]
+        to: Option<IsaArg>,
+        /// Bindings file for the translation.
+        #[arg(long, value_name = "FILE")]
+        bindings: Option<PathBuf>,
+        /// Register-map file for the translation.
+        #[arg(long, value_name = "FILE")]
+        regmap: Option<PathBuf>,
+        /// SIMD width of a vISA target.
+        #[arg(long, default_value_t = 16, value_parser = parse_simd)]
+        simd: u8,
+        /// The Report as JSON.
+        #[arg(long)]
+        json: bool,
         /// Input file, or `-` for standard input.
         input: PathBuf,
         #[command(flatten)]
@@ -185,31 +282,21 @@ fn note_unencoded_lines(isa: Isa, form: Form, program: &texlate::Program) {
 fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Translate {
-            from,
-            to,
-            emit,
+            args,
             input,
             output,
-            read,
+            json,
         } => {
-            let (from, to) = (Isa::from(from), Isa::from(to));
-            let program = texlate::decode_with(from, &read_input(&input)?, read.into())?;
-            if from != to {
-                return Err(Error::Unsupported(Unsupported::new(
-                    "translation between instruction sets",
-                    from,
-                    to,
-                    "only identity translations are implemented; the lowering passes come next",
-                ))
-                .into());
+            let options = args.options()?;
+            let t = translate::translate(&read_input(&input)?, &options)?;
+            if options.from == options.to {
+                note_unencoded_lines(options.to, options.emit, &t.program);
             }
-            let form = match emit {
-                Emit::Text => Form::Text,
-                Emit::Binary => Form::Binary,
-            };
-            let bytes = texlate::encode(to, &program, form)?;
-            note_unencoded_lines(to, form, &program);
-            write_output(output.as_deref(), &bytes)
+            if json {
+                write_output(output.as_deref(), t.report.to_json().as_bytes())
+            } else {
+                write_output(output.as_deref(), &t.output)
+            }
         }
         Command::Disasm {
             isa: isa_arg,
@@ -262,9 +349,55 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 write_output(output.as_deref(), &bytes)
             }
         }
-        Command::Explain { isa, input, read } => {
+        Command::Explain {
+            isa: Some(isa),
+            input,
+            read,
+            ..
+        } => {
             let program = texlate::decode_with(Isa::from(isa), &read_input(&input)?, read.into())?;
             write_output(None, ir::display_program(&program).as_bytes())
+        }
+        Command::Explain {
+            from,
+            to,
+            bindings,
+            regmap,
+            simd,
+            json,
+            input,
+            read,
+            ..
+        } => {
+            let (Some(from), Some(to)) = (from, to) else {
+                return Err(Failure::Io(
+                    "explain needs --isa, or --from and --to".into(),
+                ));
+            };
+            let args = TranslateArgs {
+                from,
+                to,
+                emit: Emit::Text,
+                bindings,
+                regmap,
+                simd,
+                stage: None,
+                strict: false,
+                read,
+            };
+            let options = args.options()?;
+            let source = texlate::decode_with(options.from, &read_input(&input)?, options.read)?;
+            let report = if options.from == options.to {
+                translate::translate_program(source, &options)?.report
+            } else {
+                translate::lower_program(&source, &options)?.report
+            };
+            let text = if json {
+                report.to_json()
+            } else {
+                report.to_string()
+            };
+            write_output(None, text.as_bytes())
         }
         Command::Ops => write_output(None, texlate::op_table_markdown().as_bytes()),
     }

@@ -12,6 +12,7 @@ pub mod align_regs;
 pub mod assign_temps;
 pub mod bind_resources;
 pub mod canonical_coords;
+pub mod coalesce_moves;
 pub mod fold_constants;
 pub mod legalize_forms;
 pub mod lower_arrays;
@@ -192,6 +193,7 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
     let items = lower_queries::run(items, ctx)?;
     let mut items = lower_simd::run(items, ctx)?;
     let items = align_regs::run(std::mem::take(&mut items), ctx)?;
+    let items = coalesce_moves::run(items, ctx)?;
     assign_temps::run(items, ctx)
 }
 

@@ -498,7 +498,7 @@ pub fn register_groups(t: &TexInstr) -> Result<Vec<RegGroup>, Error> {
         out.push(RegGroup {
             name,
             operands,
-            align,
+            layout: crate::isa::GroupLayout::Consecutive { align },
         });
     }
     Ok(out)

@@ -1,0 +1,95 @@
+//! coalesce_moves: a temporary that exists only to be moved into another is written in
+//! place.
+//!
+//! Rule: for `mov B.k <- A.i` where element `A.i` of a virtual vector without a layout of
+//! its own is written once and read only by this move, the instruction that writes `A.i`
+//! writes `B.k` instead and the move goes (the classic copy coalescing of register
+//! allocators; `align_regs` moves operands into fresh vectors without looking at where they
+//! came from, and this pass takes the moves back where nothing else needs the temporary).
+
+use std::collections::HashMap;
+
+use super::PassContext;
+use crate::error::Error;
+use crate::ir::{AluOp, Item, Reg, RegFile, Scalar};
+
+fn for_each_reg(item: &mut Item, mut f: impl FnMut(&mut Reg, bool)) {
+    let mut on = |s: &mut Scalar, write: bool| {
+        if let Scalar::Reg(r) = s {
+            f(r, write);
+        }
+    };
+    match item {
+        Item::Tex(t) => {
+            t.for_each_source_mut(|s| on(s, false));
+            t.for_each_dst_mut(|s| on(s, true));
+        }
+        Item::Alu(a) => {
+            a.srcs.iter_mut().for_each(|s| on(s, false));
+            on(&mut a.dst, true);
+        }
+        Item::Comment(_) | Item::Opaque(_) => {}
+    }
+}
+
+/// Runs the pass.
+pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
+    // Reads and writes of every virtual element.
+    let mut uses: HashMap<(u32, u32), (u32, u32)> = HashMap::new();
+    for item in &mut items {
+        for_each_reg(item, |r, write| {
+            if r.file == RegFile::Virtual {
+                let e = uses.entry((r.index, r.sub)).or_default();
+                if write {
+                    e.1 += 1;
+                } else {
+                    e.0 += 1;
+                }
+            }
+        });
+    }
+    let mut rename: HashMap<(u32, u32), Reg> = HashMap::new();
+    let mut drop = vec![false; items.len()];
+    for (i, item) in items.iter().enumerate() {
+        let Item::Alu(a) = item else { continue };
+        let (Scalar::Reg(dst), [Scalar::Reg(src)]) = (a.dst, a.srcs.as_slice()) else {
+            continue;
+        };
+        let both_virtual = dst.file == RegFile::Virtual && src.file == RegFile::Virtual;
+        if a.op != AluOp::Mov
+            || a.pred.is_some()
+            || !both_virtual
+            || ctx.virtual_layouts.contains_key(&src.index)
+            || uses.get(&(src.index, src.sub)) != Some(&(1, 1))
+            || rename.contains_key(&(dst.index, dst.sub))
+        {
+            continue;
+        }
+        rename.insert((src.index, src.sub), dst);
+        drop[i] = true;
+    }
+    if rename.is_empty() {
+        return Ok(items);
+    }
+    let count = rename.len();
+    let mut out = Vec::with_capacity(items.len());
+    for (i, mut item) in items.into_iter().enumerate() {
+        if drop[i] {
+            continue;
+        }
+        for_each_reg(&mut item, |r, _| {
+            if r.file == RegFile::Virtual {
+                if let Some(to) = rename.get(&(r.index, r.sub)) {
+                    *r = *to;
+                }
+            }
+        });
+        out.push(item);
+    }
+    ctx.note(
+        crate::ir::Span::default(),
+        "coalesce_moves",
+        format!("{count} move(s) coalesced"),
+    );
+    Ok(out)
+}
