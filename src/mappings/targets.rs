@@ -48,6 +48,9 @@ pub struct TargetCaps {
     /// The surface number of binding slot 0 (vISA T6).
     pub first_surface: u32,
     pub simd: bool,
+    /// The first and last predicate register an instruction may be guarded by; empty when
+    /// texture instructions take no predicate.
+    pub predicates: Vec<u16>,
     pub simd_widths: Vec<u8>,
     pub offsets: OffsetForm,
     pub sample_layer: LayerForm,

@@ -142,6 +142,10 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
             for op in &g.operands {
                 match operand_mut(&mut t, *op) {
                     Some(s) => scalars.push(*s),
+                    // A result channel the target writes although the source does not
+                    // want it (a vISA gather returns all four): written to a temporary
+                    // nobody reads.
+                    None if matches!(op, Operand::Dst(_)) => scalars.push(Scalar::Zero),
                     None => {
                         return Err(ctx.unsupported(
                             &format!("operand {op:?} of `{}`", t.op),
@@ -165,8 +169,10 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
                 ctx.virtual_types
                     .insert((v, k as u32), operand_type(&t, *op));
                 let original = scalars[k];
-                if let Some(s) = operand_mut(&mut t, *op) {
-                    *s = tmp;
+                match (operand_mut(&mut t, *op), op) {
+                    (Some(s), _) => *s = tmp,
+                    (None, Operand::Dst(c)) => t.dst[*c as usize] = Some(tmp),
+                    (None, _) => {}
                 }
                 if matches!(op, Operand::Dst(_)) {
                     if original != Scalar::Zero {

@@ -84,16 +84,19 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
     let to = ctx.target.isa;
     for item in &mut items {
         let Item::Tex(t) = item else { continue };
+        if crate::passes::legalize_forms::rule_ids(t, ctx.from).contains(&"buffer_ops") {
+            // UAV and buffer reads are refused with the rule table's reason, and their
+            // `u#` slots are not textures.
+            ctx.check_rule("buffer_ops", t.span)?;
+            continue;
+        }
         if let ResRef::Handle(_) = t.texture {
             ctx.check_rule("handle", t.span)?;
             continue;
         }
         let Some(slot) = source_slot(t) else {
-            return Err(ctx.unsupported(
-                "a resource indexed at run time",
-                "bindings map fixed slots only",
-                t.span,
-            ));
+            ctx.check_rule("resource_indexed", t.span)?;
+            continue;
         };
         let with_sampler = uses_sampler(t.op);
         let row = match ctx.bindings.find(ctx.from, slot.texture, slot.sampler) {
@@ -113,8 +116,7 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
                     return Err(ctx.unsupported(
                         &format!("{} {}", ctx.from.name(), spelled(ctx.from, slot)),
                         &format!(
-                            "its dimension is not known ({} instructions do not carry one); give --bindings with a row such as:\n{}",
-                            ctx.from.name(),
+                            "its dimension is not known (the instruction does not carry one, nor does a declaration); give --bindings with a row such as:\n{}",
                             Bindings::row_toml(&row).replace("\"2d\"", "\"2d\"  # the real dimension")
                         ),
                         t.span,

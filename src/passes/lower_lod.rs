@@ -27,7 +27,13 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
     let lod_in_address = ctx.target.caps.fetch_lod_in_address;
     for_each_tex(items, |_, t| {
         let zero = matches!(&t.lod, Lod::Level(s) if is_zero(s));
-        if zero && matches!(t.op, TexOp::Sample | TexOp::Fetch | TexOp::Gather { .. }) {
+        if let TexOp::Gather { .. } = t.op {
+            // A gather reads level 0 on every ISA and names no LOD (DX gather4, vISA
+            // sample4, NVIDIA TLD4): its canonical LOD is implicit.
+            if t.lod == Lod::Zero || zero {
+                t.lod = Lod::Implicit;
+            }
+        } else if zero && matches!(t.op, TexOp::Sample | TexOp::Fetch) {
             t.lod = Lod::Zero;
             notes.push((t.span, "explicit LOD 0 → level-zero form"));
         }

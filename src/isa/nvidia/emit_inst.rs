@@ -124,7 +124,9 @@ fn dim_code(dim: Dimension, op: OpClass) -> Result<(u8, bool), Refusal> {
             multisampled,
         } => {
             let base = match dim {
-                Dim::D1 => "1D",
+                // A buffer is fetched as a 1D texture (ptxas: tex1Dfetch-style reads are
+                // `TLDS.LZ ... 1D`, research/nvidia.md §3).
+                Dim::D1 | Dim::Buffer => "1D",
                 Dim::D2 => "2D",
                 Dim::D3 => "3D",
                 Dim::Cube => "CUBE",
@@ -163,7 +165,9 @@ fn shape(
     if op != OpClass::TXQ {
         inst.dim = dim;
     }
-    inst.ms = ms;
+    // Only a fetch has a multisample form (TLD.MS); a size query of a multisample
+    // texture is a plain TXQ.
+    inst.ms = ms && long_form(op) == OpClass::TLD;
     if inst.ms && t.sample_index.is_none() {
         return refuse("sample index", "a multisample fetch needs a sample index");
     }

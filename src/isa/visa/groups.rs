@@ -11,8 +11,10 @@ use crate::isa::{GroupLayout, Operand, RegGroup};
 /// The register groups of `t` as vISA writes it.
 pub fn register_groups(t: &TexInstr) -> Vec<RegGroup> {
     let exec = t.exec.map_or(16, |e| e.size);
+    // A gather (sample4) returns all four texels: every channel is written.
+    let gather = matches!(t.op, crate::ir::TexOp::Gather { .. });
     let dst: Vec<Operand> = (0..4u8)
-        .filter(|&c| t.dst[c as usize].is_some())
+        .filter(|&c| gather || t.dst[c as usize].is_some())
         .map(Operand::Dst)
         .collect();
     if dst.is_empty() {
