@@ -546,8 +546,8 @@ pub(crate) fn read(program: &[u8]) -> Result<Vec<(String, Instruction)>, Error> 
         .map_err(|e| Error::model(ISA, "input", format!("not UTF-8: {e}")))?;
     let parsed = crate::isa::dxbc::parse_text(text).map_err(|e| Error::read(ISA, e))?;
     let mut out = Vec::new();
-    for item in &parsed.items {
-        let (span, words) = match item {
+    for (index, item) in parsed.items.iter().enumerate() {
+        let (mut span, words) = match item {
             Item::Opaque(o) if !o.bytes.is_empty() => {
                 (o.span, tokens::dwords(&o.bytes, 0).map_err(decode)?)
             }
@@ -567,6 +567,9 @@ pub(crate) fn read(program: &[u8]) -> Result<Vec<(String, Instruction)>, Error> 
             }
             _ => continue,
         };
+        if span.line == 0 {
+            span.line = index as u32 + 1;
+        }
         for (_, instr) in tokens::decode_instructions(&words).map_err(decode)? {
             out.push((format!("line {}", span.line), instr));
         }

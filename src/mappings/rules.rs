@@ -50,9 +50,7 @@ struct File {
 pub fn rules() -> &'static [Rule] {
     static FILE: OnceLock<File> = OnceLock::new();
     &FILE
-        .get_or_init(|| {
-            super::parse_table("rules.toml", include_str!("../../mappings/rules.toml"))
-        })
+        .get_or_init(|| super::parse_table("rules.toml", include_str!("../../mappings/rules.toml")))
         .rule
 }
 
@@ -75,9 +73,8 @@ pub fn refusal(id: &str, target: Isa) -> Option<&'static str> {
 
 /// The compatibility matrix (README): one row per form, one column per target.
 pub fn matrix_markdown() -> String {
-    let mut s = String::from(
-        "| source form | to vISA | to DXBC | to NVIDIA |\n|---|---|---|---|\n",
-    );
+    let mut s =
+        String::from("| source form | to vISA | to DXBC | to NVIDIA |\n|---|---|---|---|\n");
     let cell = |o: &Outcome| match o {
         Outcome::Native(n) => format!("`{n}`"),
         Outcome::Error { error } => format!("refused: {error}"),

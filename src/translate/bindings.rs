@@ -132,7 +132,10 @@ struct SlotRaw {
 pub(crate) fn line_column(text: &str, offset: usize) -> (u32, u32) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() as u32 + 1;
-    let column = before.rfind('\n').map_or(before.len(), |nl| before.len() - nl - 1) as u32 + 1;
+    let column = before
+        .rfind('\n')
+        .map_or(before.len(), |nl| before.len() - nl - 1) as u32
+        + 1;
     (line, column)
 }
 
@@ -237,7 +240,9 @@ impl Bindings {
                     )
                 })?,
             };
-            let slot = |isa: Isa, raw: &Option<Spanned<SlotRaw>>| -> Result<Option<Slot>, ConfigError> {
+            let slot = |isa: Isa,
+                        raw: &Option<Spanned<SlotRaw>>|
+             -> Result<Option<Slot>, ConfigError> {
                 let Some(raw) = raw else { return Ok(None) };
                 let s = raw.get_ref();
                 let (tex, smp, expected) = match isa {
@@ -260,7 +265,11 @@ impl Bindings {
                                 "NVIDIA names texture and sampler in one index (`texture = \"0x6e\"`: sampler << 8 | texture); give no sampler",
                             ));
                         }
-                        (nvidia_index(s.texture.get_ref()), None, ("a 13-bit index such as `0x6e`", ""))
+                        (
+                            nvidia_index(s.texture.get_ref()),
+                            None,
+                            ("a 13-bit index such as `0x6e`", ""),
+                        )
                     }
                 };
                 let texture = tex.ok_or_else(|| {
@@ -284,7 +293,12 @@ impl Bindings {
                             file,
                             text,
                             x.span().start,
-                            format!("{} sampler `{}` is not {}", isa.name(), x.get_ref(), expected.1),
+                            format!(
+                                "{} sampler `{}` is not {}",
+                                isa.name(),
+                                x.get_ref(),
+                                expected.1
+                            ),
                         ))
                     }
                 };
@@ -338,9 +352,9 @@ impl Bindings {
                 .position(|b| same_texture(b) && b.slot(isa).and_then(|s| s.sampler) == Some(smp))
                 .or_else(|| {
                     // A row that names no sampler serves any sampler of its texture.
-                    self.rows
-                        .iter()
-                        .position(|b| same_texture(b) && b.slot(isa).is_some_and(|s| s.sampler.is_none()))
+                    self.rows.iter().position(|b| {
+                        same_texture(b) && b.slot(isa).is_some_and(|s| s.sampler.is_none())
+                    })
                 }),
             None => self.rows.iter().position(same_texture),
         }
@@ -354,7 +368,11 @@ impl Bindings {
         }
         for (isa, tp, sp) in [(Isa::Dxbc, "t", "s"), (Isa::Visa, "T", "S")] {
             if let Some(slot) = row.slot(isa) {
-                s.push_str(&format!("{} = {{ texture = \"{tp}{}\"", isa.name(), slot.texture));
+                s.push_str(&format!(
+                    "{} = {{ texture = \"{tp}{}\"",
+                    isa.name(),
+                    slot.texture
+                ));
                 if let Some(smp) = slot.sampler {
                     s.push_str(&format!(", sampler = \"{sp}{smp}\""));
                 }
@@ -362,7 +380,10 @@ impl Bindings {
             }
         }
         if let Some(slot) = row.nvidia {
-            s.push_str(&format!("nvidia = {{ texture = \"{:#x}\" }}\n", slot.texture));
+            s.push_str(&format!(
+                "nvidia = {{ texture = \"{:#x}\" }}\n",
+                slot.texture
+            ));
         }
         s
     }
@@ -388,9 +409,27 @@ nvidia = { texture = "0x6e" }
         assert_eq!(b.rows.len(), 1);
         let r = &b.rows[0];
         assert_eq!(dim_name(r.dim), "2d");
-        assert_eq!(r.dxbc, Some(Slot { texture: 0, sampler: Some(0) }));
-        assert_eq!(r.visa, Some(Slot { texture: 6, sampler: Some(0) }));
-        assert_eq!(r.nvidia, Some(Slot { texture: 0x6e, sampler: None }));
+        assert_eq!(
+            r.dxbc,
+            Some(Slot {
+                texture: 0,
+                sampler: Some(0)
+            })
+        );
+        assert_eq!(
+            r.visa,
+            Some(Slot {
+                texture: 6,
+                sampler: Some(0)
+            })
+        );
+        assert_eq!(
+            r.nvidia,
+            Some(Slot {
+                texture: 0x6e,
+                sampler: None
+            })
+        );
         assert_eq!(r.line, 3);
         assert_eq!(b.find(Isa::Visa, 6, Some(0)), Some(0));
         assert_eq!(b.find(Isa::Visa, 6, Some(1)), None);
@@ -410,7 +449,8 @@ nvidia = { texture = "0x6e" }
         let e = err("[[binding]]\ndim = \"2d\"\ndxbc = { texture = \"r0\" }\n");
         assert_eq!(e.line, 3, "{e}");
         assert!(e.reason.contains("`t<n>`"), "{e}");
-        let e = err("[[binding]]\ndim = \"2d\"\nnvidia = { texture = \"0x6e\", sampler = \"s0\" }\n");
+        let e =
+            err("[[binding]]\ndim = \"2d\"\nnvidia = { texture = \"0x6e\", sampler = \"s0\" }\n");
         assert!(e.reason.contains("one index"), "{e}");
         let e = err("[[binding]]\ndim = \"2d\"\ndxbc = { texture = \"t0\" }\ncolour = 1\n");
         assert!(e.reason.contains("colour"), "{e}");
@@ -422,6 +462,9 @@ nvidia = { texture = "0x6e" }
             "[[binding]]\ndim = \"2d\"\ndxbc = { texture = \"t0\", sampler = \"s0\" }\n\n[[binding]]\ndim = \"3d\"\ndxbc = { texture = \"t0\", sampler = \"s0\" }\n",
         );
         assert_eq!(e.line, 5, "{e}");
-        assert!(e.reason.contains("conflicting") && e.reason.contains("line 1"), "{e}");
+        assert!(
+            e.reason.contains("conflicting") && e.reason.contains("line 1"),
+            "{e}"
+        );
     }
 }
