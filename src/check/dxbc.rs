@@ -384,6 +384,8 @@ fn texture(
         ),
         (30, Some(u)) => ResourceId::Unbound(format!("u{u}")),
         (31, Some(g)) => ResourceId::Unbound(format!("g{g}")),
+        // `sampleinfo rasterizer`: the render target's sample count.
+        (14, _) => ResourceId::Unbound("rasterizer".into()),
         (_, _) if op == ReqOp::CheckAccessMapped => ResourceId::Unbound("none".into()),
         _ => {
             return Err(unsupported(

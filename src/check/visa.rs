@@ -21,7 +21,9 @@
 //! Results: each enabled channel starts a new GRF (32 bytes): channel k of the enabled set
 //! at `dst + k · roundup(exec · size, 32)` (seed Notes; research "Destination stride").
 //! Omitted trailing parameters read as 0 (seed Notes); a `%null.0` parameter is an error
-//! when the surface's dimension uses it (research: "treat them as unknown, never as 0").
+//! when the surface's dimension uses it (research: "treat them as unknown, never as 0"),
+//! except `gather4_typed`'s LOD, which IGC leaves `%null` for a typed (UAV) read: the request
+//! then reads level 0. `scatter4_typed` (a store) is not modelled: an error.
 //!
 //! ALU instructions evaluated (lane 0): `mov` (with the type conversion its operand types
 //! imply), `rndne`, `rndd`, `rndu`, `rndz`, `min`, `max`, `mul`, `inv`, with `.sat` and the
@@ -298,6 +300,8 @@ fn texture(
                 .collect::<Result<_, _>>()?;
             LodReq::Grad { dx, dy }
         }
+        // A typed surface read's `%null` LOD: a UAV view has one level.
+        (0x4b, _) if values.iter().any(|(k, v)| *k == P::Lod && v.is_none()) => LodReq::Zero,
         _ if has(P::Lod) => LodReq::level(get(P::Lod)?),
         _ => LodReq::Implicit,
     };
