@@ -23,6 +23,19 @@
 //! and the final value of every register the source wrote. A disagreement is a
 //! [`CheckReport`] with [`CheckReport::agrees`] false, naming the field and both values; an
 //! `Err` means a model could not read its input.
+//!
+//! Canonical forms, so equal questions compare equal across ISAs: an explicit LOD of +0.0,
+//! -0.0 or integer 0 is [`LodReq::Zero`]; all-zero immediate offsets are no offsets, and
+//! offset components the dimension ignores are 0; layers are semantic layer numbers; cube
+//! coordinates that differ only by a positive scale (ptxas's cube normalisation) are the same
+//! direction (within 2 ulp after normalising). Symbolic values compare structurally.
+//!
+//! Limits (known, not hidden): guards and predicates are not compared (a predicated
+//! instruction is evaluated as if its predicate held); the min-LOD clamp is compared as
+//! given (DX/vISA float, NVIDIA `.LC` u4.8 converted to float), so a float clamp that is
+//! not a multiple of 1/256 reads differently from its NVIDIA quantisation; vISA is
+//! evaluated in lane 0 only; control flow is not modelled (an unknown instruction is an
+//! error naming its line or offset).
 
 pub mod dxbc;
 pub mod nvidia;
