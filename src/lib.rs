@@ -31,6 +31,7 @@
 //! # Ok::<(), texlate::Error>(())
 //! ```
 
+pub mod check;
 pub mod error;
 pub mod ir;
 pub mod isa;

@@ -92,6 +92,55 @@ pub fn parse_text_with(src: &str, checks: Checks) -> Result<Program, Error> {
     Ok(program)
 }
 
+/// The sampler instructions of `.visaasm` text as [`VisaInst`]s, parsed and checked under
+/// `checks` but not lifted, each with its 1-based line number, and the program holding the
+/// declarations (for [`general_variable`] and [`variable_type`]). For tools that need the
+/// instructions themselves (the semantic check, `crate::check::visa`).
+pub fn parse_text_instructions(
+    src: &str,
+    checks: Checks,
+) -> Result<(Program, Vec<(u32, VisaInst)>), Error> {
+    let (lines, crlf, final_newline) = split_lines(src);
+    let mut program = Program::new(Isa::Visa);
+    let mut visa = VisaProgram {
+        crlf,
+        final_newline,
+        checks,
+        ..VisaProgram::default()
+    };
+    names::read_decls(&lines, &mut program, &mut visa)?;
+    program.state = crate::ir::Origin::new(visa);
+    let mut out = Vec::new();
+    {
+        let scope = Scope::new(&program);
+        let var_type = |v| scope.var_type(v);
+        for (i, line) in lines.iter().enumerate() {
+            let no = i as u32 + 1;
+            let Some(parsed) = text::parse_line(line, no, &scope)? else {
+                continue;
+            };
+            validate::check(&parsed.inst, checks, &var_type)
+                .map_err(|v| v.locate(&parsed.positions, Some((no, line))))?;
+            out.push((no, parsed.inst));
+        }
+    }
+    Ok((program, out))
+}
+
+/// The variable index a general-variable name has in `program` (as raw operands number
+/// them): predefined names, declared names, or IGC's `V<n>` in undeclared programs.
+pub fn general_variable(program: &Program, name: &str) -> Option<u32> {
+    match Scope::new(program).resolve(name) {
+        Some(names::Named::General(i)) => Some(i),
+        _ => None,
+    }
+}
+
+/// The declared element type (`f`, `ud`, ...) of general variable `index`.
+pub fn variable_type(program: &Program, index: u32) -> Option<&'static str> {
+    Scope::new(program).var_type(index).map(|t| t.name.as_str())
+}
+
 /// Prints `program` as `.visaasm` text.
 pub fn print_text(p: &Program) -> Result<String, Error> {
     let scope = Scope::new(p);

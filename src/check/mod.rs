@@ -1,0 +1,1056 @@
+//! The semantic check: an independent model of what each texture instruction asks the
+//! sampler, per ISA, and a comparison of a source program with its translation.
+//!
+//! A translation is right when the vendor tool accepts it *and* it asks the sampler the same
+//! questions as its source. This module answers the second half without trusting the
+//! translator: each ISA has a small interpreter ([`visa`], [`dxbc`], [`nvidia`]) that runs a
+//! whole program in order over a register file. Texture instructions produce a [`Request`]
+//! (op, resource, dimension, coordinates, layer, LOD, offsets, ...) and write symbolic results
+//! ([`Value::Result`]) into their destination registers; the few ALU instructions a
+//! translation emits around them (moves, conversions, `min`/`max`, `mul`, `rcp`) transform
+//! values, symbolic ones included.
+//!
+//! The models are written from the seeds (`shared/seeds/`) and the research tables
+//! (`shared/research/`), **not** from the translation passes or the codecs' lift/lower code
+//! (they are what the check checks). They use only the codecs' instruction-level decoders:
+//! NVIDIA [`crate::isa::nvidia::decode_word`] / [`crate::isa::nvidia::parse_inst`], DXBC
+//! [`crate::isa::dxbc::tokens`] / [`crate::isa::dxbc::container`], vISA
+//! [`crate::isa::visa::decode_instruction`] / [`crate::isa::visa::parse_instructions`]. Which
+//! register or parameter holds what is this module's own data, each table citing its source.
+//!
+//! [`compare`] draws a random initial register file for the source (seeded), builds the
+//! target's through the register map, runs both models, and compares the requests in order
+//! and the final value of every register the source wrote. A disagreement is a
+//! [`CheckReport`] with [`CheckReport::agrees`] false, naming the field and both values; an
+//! `Err` means a model could not read its input.
+//!
+//! Canonical forms, so equal questions compare equal across ISAs: an explicit LOD of +0.0,
+//! -0.0 or integer 0 is [`LodReq::Zero`]; all-zero immediate offsets are no offsets, and
+//! offset components the dimension ignores are 0; layers are semantic layer numbers; cube
+//! coordinates that differ only by a positive scale (ptxas's cube normalisation) are the same
+//! direction (within 2 ulp after normalising). Symbolic values compare structurally.
+//!
+//! Limits (known, not hidden): guards and predicates are not compared (a predicated
+//! instruction is evaluated as if its predicate held); the min-LOD clamp is compared as
+//! given (DX/vISA float, NVIDIA `.LC` u4.8 converted to float), so a float clamp that is
+//! not a multiple of 1/256 reads differently from its NVIDIA quantisation; vISA is
+//! evaluated in lane 0 only; control flow is not modelled (an unknown instruction is an
+//! error naming its line or offset).
+
+pub mod dxbc;
+pub mod nvidia;
+pub mod visa;
+
+use std::collections::HashMap;
+use std::fmt;
+
+use indexmap::{IndexMap, IndexSet};
+
+use crate::ir::{Dim, Dimension, Isa, Reg, RegFile};
+use crate::translate::bindings::{dim_name, Bindings};
+use crate::translate::regmap::{spell, RegisterMap};
+
+// ---------------------------------------------------------------------------------------
+// Values
+// ---------------------------------------------------------------------------------------
+
+/// A 32-bit register value: a concrete bit pattern, or something derived from a texture
+/// result (which the model does not compute: it does not filter texels).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Value {
+    Bits(u32),
+    /// Channel `channel` (0..3 = R, G, B, A; 4 = residency status) of request `request`.
+    Result {
+        request: usize,
+        channel: u8,
+    },
+    /// An operation applied to operands of which at least one is symbolic.
+    Op {
+        op: ValueOp,
+        args: Vec<Value>,
+    },
+}
+
+/// The operations the models evaluate. Every ISA's ALU instruction is expressed through
+/// these, so the same computation reads the same on every ISA (NVIDIA `I2I.U16.U32.SAT x`
+/// is `umin(x, 0xffff)`, as DX `umin` would write it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueOp {
+    /// f32 from u32 (round to nearest even).
+    U32ToF32,
+    /// f32 from i32.
+    I32ToF32,
+    /// u32 from f32, toward zero, saturating, NaN → 0 (DX `ftou`, NVIDIA `F2I.U32.TRUNC`).
+    F32ToU32,
+    /// i32 from f32, toward zero, saturating, NaN → 0.
+    F32ToI32,
+    /// f32 rounding to an integral value.
+    RoundNe,
+    RoundNi,
+    RoundPi,
+    RoundZ,
+    FMin,
+    FMax,
+    UMin,
+    UMax,
+    IMin,
+    IMax,
+    FMul,
+    FRcp,
+    FAbs,
+    FNeg,
+    /// Clamp to [0, 1] (DX `_sat`, NVIDIA `.SAT` on float ops).
+    FSat,
+    /// The low 16 bits (NVIDIA reads an array layer as `a[15:0]`).
+    Low16,
+    /// The semantic layer of a float layer coordinate: round to nearest even, clamp to
+    /// [0, 65535] (seeds/dx-sm4-sample.md "Array Resources"); NaN reads as layer 0.
+    FloatLayer,
+    /// The semantic layer of an integer layer coordinate: `min(u32, 65535)`.
+    IntLayer,
+    /// Bits `[lo, lo + width)` of the operand (NVIDIA packed words).
+    Field {
+        lo: u8,
+        width: u8,
+    },
+}
+
+impl ValueOp {
+    fn commutative(self) -> bool {
+        matches!(
+            self,
+            ValueOp::FMin
+                | ValueOp::FMax
+                | ValueOp::UMin
+                | ValueOp::UMax
+                | ValueOp::IMin
+                | ValueOp::IMax
+                | ValueOp::FMul
+        )
+    }
+
+    fn name(self) -> String {
+        match self {
+            ValueOp::Field { lo, width } => format!("bits{lo}+{width}"),
+            other => {
+                let s = format!("{other:?}");
+                let mut out = String::new();
+                for (i, c) in s.chars().enumerate() {
+                    if c.is_ascii_uppercase() && i > 0 {
+                        out.push('_');
+                    }
+                    out.push(c.to_ascii_lowercase());
+                }
+                out
+            }
+        }
+    }
+
+    /// The operation on concrete bit patterns.
+    fn eval(self, a: &[u32]) -> u32 {
+        let f = |i: usize| f32::from_bits(a[i]);
+        let fb = |x: f32| x.to_bits();
+        match self {
+            ValueOp::U32ToF32 => fb(a[0] as f32),
+            ValueOp::I32ToF32 => fb(a[0] as i32 as f32),
+            ValueOp::F32ToU32 => f(0) as u32,
+            ValueOp::F32ToI32 => f(0) as i32 as u32,
+            ValueOp::RoundNe => fb(f(0).round_ties_even()),
+            ValueOp::RoundNi => fb(f(0).floor()),
+            ValueOp::RoundPi => fb(f(0).ceil()),
+            ValueOp::RoundZ => fb(f(0).trunc()),
+            ValueOp::FMin => fb(f(0).min(f(1))),
+            ValueOp::FMax => fb(f(0).max(f(1))),
+            ValueOp::UMin => a[0].min(a[1]),
+            ValueOp::UMax => a[0].max(a[1]),
+            ValueOp::IMin => (a[0] as i32).min(a[1] as i32) as u32,
+            ValueOp::IMax => (a[0] as i32).max(a[1] as i32) as u32,
+            ValueOp::FMul => fb(f(0) * f(1)),
+            ValueOp::FRcp => fb(1.0 / f(0)),
+            ValueOp::FAbs => a[0] & 0x7fff_ffff,
+            ValueOp::FNeg => a[0] ^ 0x8000_0000,
+            ValueOp::FSat => {
+                let x = f(0);
+                fb(if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) })
+            }
+            ValueOp::Low16 => a[0] & 0xffff,
+            ValueOp::FloatLayer => {
+                let x = f(0);
+                if x.is_nan() {
+                    0
+                } else {
+                    x.round_ties_even().clamp(0.0, 65535.0) as u32
+                }
+            }
+            ValueOp::IntLayer => a[0].min(0xffff),
+            ValueOp::Field { lo, width } => {
+                let v = a[0] >> lo;
+                if width >= 32 {
+                    v
+                } else {
+                    v & ((1u32 << width) - 1)
+                }
+            }
+        }
+    }
+}
+
+impl Value {
+    /// `op(args)`: evaluated when every operand is concrete, kept symbolic otherwise.
+    pub fn apply(op: ValueOp, mut args: Vec<Value>) -> Value {
+        if let Some(bits) = args.iter().map(Value::bits).collect::<Option<Vec<u32>>>() {
+            return Value::Bits(op.eval(&bits));
+        }
+        if op.commutative() {
+            // Symbolic operands first, so `min(x, c)` and `min(c, x)` read the same.
+            args.sort_by_key(|v| matches!(v, Value::Bits(_)));
+        }
+        Value::Op { op, args }
+    }
+
+    /// The bit pattern, when concrete.
+    pub fn bits(&self) -> Option<u32> {
+        match self {
+            Value::Bits(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    fn unary(self, op: ValueOp) -> Value {
+        Value::apply(op, vec![self])
+    }
+}
+
+const CHANNELS: [&str; 5] = ["r", "g", "b", "a", "status"];
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Bits(b) => {
+                let x = f32::from_bits(*b);
+                if x.is_finite() && (x == 0.0 || (1e-6..1e9).contains(&x.abs())) {
+                    write!(f, "{b:#010x} ({x:?}f)")
+                } else {
+                    write!(f, "{b:#010x}")
+                }
+            }
+            Value::Result { request, channel } => write!(
+                f,
+                "result[{request}].{}",
+                CHANNELS.get(*channel as usize).unwrap_or(&"?")
+            ),
+            Value::Op { op, args } => {
+                write!(f, "{}(", op.name())?;
+                for (i, a) in args.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{a}")?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Requests
+// ---------------------------------------------------------------------------------------
+
+/// What a texture instruction asks the sampler to do.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ReqOp {
+    /// Filtered sample (how the LOD is chosen is [`Request::lod`]).
+    Sample,
+    /// Unfiltered texel fetch at integer coordinates.
+    Fetch,
+    /// Read of the multisample control surface (vISA `load_mcs`).
+    FetchMcs,
+    /// Four-texel gather of one channel (0 = R .. 3 = A).
+    Gather { channel: u8 },
+    /// The LOD the sampler would use.
+    QueryLod,
+    /// Size and level count of a mip level.
+    QuerySize,
+    /// Sample count of a multisample resource.
+    QuerySamples,
+    /// Position of a sample in the pixel.
+    SamplePos,
+    /// Element count of a buffer.
+    BufferInfo,
+    /// Another header or sampler query, with the ISA's code (NVIDIA `TXQ`).
+    QueryOther { code: u8 },
+    /// Typed surface read (vISA `gather4_typed`, DX `ld_uav_typed`).
+    LoadTyped,
+    /// Raw buffer read at a byte offset (DX `ld_raw`).
+    LoadRaw,
+    /// Structured buffer read (DX `ld_structured`).
+    LoadStructured,
+    /// Residency-status query (DX `check_access_fully_mapped`).
+    CheckAccessMapped,
+}
+
+/// A resource or sampler, named ISA-independently when the bindings know it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ResourceId {
+    /// A row of the [`Bindings`].
+    Row(usize),
+    /// A slot no bindings row names, in its ISA's spelling (`t3/s1`, `T6/S0`, `0x6e`, `u2`).
+    Unbound(String),
+    /// A bindless handle (NVIDIA `.B`): the handle's value.
+    Handle(Value),
+}
+
+impl fmt::Display for ResourceId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResourceId::Row(r) => write!(f, "bindings row {r}"),
+            ResourceId::Unbound(s) => write!(f, "unbound {s}"),
+            ResourceId::Handle(v) => write!(f, "handle {v}"),
+        }
+    }
+}
+
+/// How the level of detail is chosen.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum LodReq {
+    /// From implicit derivatives (or, for queries, none given).
+    Implicit,
+    /// Level 0. An explicit level whose value is +0.0, -0.0 or integer 0 reads as this.
+    Zero,
+    Bias(Value),
+    Level(Value),
+    /// Gradients, one entry per coordinate.
+    Grad {
+        dx: Vec<Value>,
+        dy: Vec<Value>,
+    },
+}
+
+impl LodReq {
+    /// `Level(v)`, or `Zero` when `v` is a zero (float or integer).
+    fn level(v: Value) -> LodReq {
+        match v {
+            Value::Bits(0) | Value::Bits(0x8000_0000) => LodReq::Zero,
+            v => LodReq::Level(v),
+        }
+    }
+}
+
+/// Texel offsets.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Offsets {
+    /// None, or all zero.
+    None,
+    /// Immediate (or packed-register) offsets resolved to integers (u, v, w); components the
+    /// dimension ignores are 0.
+    Imm([i32; 3]),
+    /// Per-pixel offsets from registers (DX `gather4_po`, vISA `sample4_po`).
+    Dynamic(Vec<Value>),
+    /// Four per-texel gather offsets (NVIDIA `TLD4.PTP`), (u, v) each.
+    PerTexel([[i32; 2]; 4]),
+    /// A packed offset register whose value is symbolic (cannot be decoded).
+    Packed(Value),
+}
+
+/// What one texture instruction asks the sampler. Values are 32-bit patterns, compared
+/// bitwise.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Request {
+    pub op: ReqOp,
+    pub resource: ResourceId,
+    /// The sampler, for ops that use one (sample, gather, LOD query).
+    pub sampler: Option<ResourceId>,
+    /// `None` when neither the instruction nor a declaration or bindings row says.
+    pub dim: Option<Dimension>,
+    /// Spatial coordinates only (as many as the dimension has).
+    pub coords: Vec<Value>,
+    /// The array layer as a semantic layer number (see [`ValueOp::FloatLayer`],
+    /// [`ValueOp::IntLayer`], [`ValueOp::Low16`]).
+    pub layer: Option<Value>,
+    pub lod: LodReq,
+    pub min_lod: Option<Value>,
+    pub reference: Option<Value>,
+    pub offsets: Offsets,
+    pub sample_index: Option<Value>,
+    /// Multisample control data (vISA `load_2dms_w`).
+    pub mcs: Vec<Value>,
+    /// RGBA channels asked for (bit c = channel c).
+    pub channels: u8,
+    /// Residency status asked for.
+    pub residency: bool,
+}
+
+impl Request {
+    /// A request of `op` on `resource` with nothing else.
+    pub fn new(op: ReqOp, resource: ResourceId) -> Self {
+        Request {
+            op,
+            resource,
+            sampler: None,
+            dim: None,
+            coords: Vec::new(),
+            layer: None,
+            lod: LodReq::Implicit,
+            min_lod: None,
+            reference: None,
+            offsets: Offsets::None,
+            sample_index: None,
+            mcs: Vec::new(),
+            channels: 0,
+            residency: false,
+        }
+    }
+
+    /// Every field as `(name, printed value)`, in a fixed order: what reports compare.
+    fn fields(&self) -> Vec<(String, String)> {
+        let mut out = vec![
+            ("op".to_string(), format!("{:?}", self.op)),
+            ("resource".to_string(), self.resource.to_string()),
+            (
+                "sampler".to_string(),
+                self.sampler
+                    .as_ref()
+                    .map_or("none".to_string(), |s| s.to_string()),
+            ),
+            (
+                "dimension".to_string(),
+                self.dim
+                    .map_or("unknown".to_string(), |d| dim_name(d).to_string()),
+            ),
+            (
+                "coordinate count".to_string(),
+                self.coords.len().to_string(),
+            ),
+        ];
+        for (i, c) in self.coords.iter().enumerate() {
+            out.push((
+                format!("coordinate {}", ["u", "v", "w", "q"].get(i).unwrap_or(&"?")),
+                c.to_string(),
+            ));
+        }
+        let opt = |v: &Option<Value>| v.as_ref().map_or("none".to_string(), |v| v.to_string());
+        out.push(("array layer".to_string(), opt(&self.layer)));
+        match &self.lod {
+            LodReq::Grad { dx, dy } => {
+                out.push((
+                    "lod".to_string(),
+                    format!("gradients ({} per axis)", dx.len()),
+                ));
+                for (i, (x, y)) in dx.iter().zip(dy).enumerate() {
+                    out.push((format!("gradient d/dx {i}"), x.to_string()));
+                    out.push((format!("gradient d/dy {i}"), y.to_string()));
+                }
+            }
+            LodReq::Implicit => out.push(("lod".to_string(), "implicit".to_string())),
+            LodReq::Zero => out.push(("lod".to_string(), "zero".to_string())),
+            LodReq::Bias(v) => out.push(("lod".to_string(), format!("bias {v}"))),
+            LodReq::Level(v) => out.push(("lod".to_string(), format!("level {v}"))),
+        }
+        out.push(("min-lod clamp".to_string(), opt(&self.min_lod)));
+        out.push(("compare reference".to_string(), opt(&self.reference)));
+        out.push((
+            "offsets".to_string(),
+            match &self.offsets {
+                Offsets::None => "none".to_string(),
+                Offsets::Imm(o) => format!("({}, {}, {})", o[0], o[1], o[2]),
+                Offsets::Dynamic(v) => format!(
+                    "per-pixel ({})",
+                    v.iter()
+                        .map(|x| x.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                Offsets::PerTexel(p) => format!("per-texel {p:?}"),
+                Offsets::Packed(v) => format!("packed {v}"),
+            },
+        ));
+        out.push(("sample index".to_string(), opt(&self.sample_index)));
+        if !self.mcs.is_empty() {
+            out.push((
+                "mcs".to_string(),
+                self.mcs
+                    .iter()
+                    .map(|v| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ));
+        }
+        out.push(("channel mask".to_string(), format!("{:#x}", self.channels)));
+        out.push(("residency".to_string(), self.residency.to_string()));
+        out
+    }
+}
+
+/// The spatial coordinate count of a dimension.
+pub(crate) fn coord_count(dim: Dim) -> usize {
+    match dim {
+        Dim::D1 | Dim::Buffer | Dim::RawBuffer | Dim::StructuredBuffer => 1,
+        Dim::D2 => 2,
+        Dim::D3 | Dim::Cube => 3,
+    }
+}
+
+/// Keeps the offset components the dimension uses (seeds/dx-sm4-sample.md: v, w ignored for
+/// 1D, w for 2D) and reads all-zero offsets as none.
+pub(crate) fn imm_offsets(dim: Option<Dimension>, mut o: [i32; 3]) -> Offsets {
+    if let Some(Dimension::Known { dim, .. }) = dim {
+        for c in o.iter_mut().skip(coord_count(dim)) {
+            *c = 0;
+        }
+    }
+    if o == [0, 0, 0] {
+        Offsets::None
+    } else {
+        Offsets::Imm(o)
+    }
+}
+
+/// Sign-extends the low `bits` bits of `v`.
+pub(crate) fn sext(v: u32, bits: u32) -> i32 {
+    ((v << (32 - bits)) as i32) >> (32 - bits)
+}
+
+// ---------------------------------------------------------------------------------------
+// Register files
+// ---------------------------------------------------------------------------------------
+
+/// What a register read is for: how a never-written register's random initial value is
+/// drawn, so every kind of operand is exercised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// A float of moderate magnitude (coordinates, gradients, ALU operands).
+    Float,
+    /// A LOD or bias: a small float.
+    Lod,
+    /// A depth-compare reference in [0, 1].
+    Reference,
+    /// A float array layer: multiples of 0.5 (rounding ties exercised).
+    FloatLayer,
+    /// A small non-negative integer (fetch coordinates, integer layers and LODs, sample
+    /// indices).
+    SmallInt,
+    /// An NVIDIA packed offset register of 4-bit fields (u, v, w).
+    Offsets4,
+    /// An NVIDIA TLD4 packed offset register: 6-bit fields at an 8-bit stride.
+    Offsets6,
+    /// An NVIDIA word `layer | field << 16` (`.LC` clamp, TXD offsets): layer small.
+    LayerWord,
+    /// Anything else: 32 random bits.
+    Any,
+}
+
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+fn reg_key(r: Reg) -> u64 {
+    let file = match r.file {
+        RegFile::Temp => 1,
+        RegFile::Input => 2,
+        RegFile::Output => 3,
+        RegFile::IndexableTemp => 4,
+        RegFile::ConstantBuffer => 5,
+        RegFile::ImmConstantBuffer => 6,
+        RegFile::Predicate => 7,
+        RegFile::Other(t) => 8 + u64::from(t),
+    };
+    (file << 56) ^ (u64::from(r.index) << 20) ^ u64::from(r.sub)
+}
+
+/// Draws a value for `role` from 64 random bits.
+fn draw(role: Role, r: u64) -> u32 {
+    let lo = r as u32;
+    let hi = (r >> 32) as u32;
+    match role {
+        Role::Float => {
+            // sign · 2^e · 1.m with e in [-4, 5]: magnitudes 1/16 .. 64.
+            let e = (hi % 10) as i32 - 4;
+            let m = 1.0 + f64::from(lo & 0xff_ffff) / f64::from(1u32 << 24);
+            let sign = if hi & 0x100 != 0 { -1.0 } else { 1.0 };
+            ((sign * m * 2f64.powi(e)) as f32).to_bits()
+        }
+        Role::Lod => ((f64::from(lo % 1600) / 100.0 - 4.0) as f32).to_bits(),
+        Role::Reference => ((f64::from(lo % 10_000) / 10_000.0) as f32).to_bits(),
+        Role::FloatLayer => ((f64::from(lo % 24) * 0.5) as f32).to_bits(),
+        Role::SmallInt => lo % 12,
+        Role::Offsets4 => lo & 0xfff,
+        Role::Offsets6 => (lo & 0x3f) | ((hi & 0x3f) << 8),
+        Role::LayerWord => (lo % 8) | ((hi & 0xfff) << 16),
+        Role::Any => lo,
+    }
+}
+
+/// An initial register file: listed values, and for every other register a random value
+/// drawn (deterministically from the seed, the salt and the register) when it is first read,
+/// by the role of that read. Drawn values are recorded in `values`.
+#[derive(Clone, Debug)]
+pub struct InitialFile {
+    pub values: IndexMap<Reg, u32>,
+    pub seed: u64,
+    pub salt: u64,
+}
+
+impl InitialFile {
+    /// A file of random values only.
+    pub fn random(seed: u64) -> Self {
+        InitialFile {
+            values: IndexMap::new(),
+            seed,
+            salt: 0,
+        }
+    }
+
+    /// The initial value of `r`, drawn for `role` when not listed.
+    pub fn get(&mut self, r: Reg, role: Role) -> u32 {
+        if let Some(v) = self.values.get(&r) {
+            return *v;
+        }
+        let v = draw(role, splitmix(self.seed ^ splitmix(reg_key(r) ^ self.salt)));
+        self.values.insert(r, v);
+        v
+    }
+}
+
+/// The state of a running model: registers, the requests made so far, where it is.
+#[derive(Debug)]
+pub struct Machine {
+    pub init: InitialFile,
+    pub regs: IndexMap<Reg, Value>,
+    /// Registers written, in first-write order.
+    pub written: IndexSet<Reg>,
+    pub requests: Vec<Located>,
+}
+
+/// A request and where its instruction was read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Located {
+    pub request: Request,
+    /// `line 3` for text, `offset 0x18` for binaries.
+    pub at: String,
+}
+
+impl Machine {
+    pub fn new(init: InitialFile) -> Self {
+        Machine {
+            init,
+            regs: IndexMap::new(),
+            written: IndexSet::new(),
+            requests: Vec::new(),
+        }
+    }
+
+    /// The value of `r`; a never-written register reads its initial value.
+    pub fn read(&mut self, r: Reg, role: Role) -> Value {
+        if let Some(v) = self.regs.get(&r) {
+            return v.clone();
+        }
+        Value::Bits(self.init.get(r, role))
+    }
+
+    pub fn write(&mut self, r: Reg, v: Value) {
+        self.written.insert(r);
+        self.regs.insert(r, v);
+    }
+
+    /// Records a request; its index is what its results name.
+    pub fn request(&mut self, request: Request, at: String) -> usize {
+        self.requests.push(Located { request, at });
+        self.requests.len() - 1
+    }
+
+    /// The index the next request will get.
+    pub fn next_request(&self) -> usize {
+        self.requests.len()
+    }
+}
+
+/// What a model returns: the requests in order and the final register file.
+#[derive(Debug)]
+pub struct Execution {
+    pub requests: Vec<Located>,
+    /// Final values of every register read or written.
+    pub regs: IndexMap<Reg, Value>,
+    pub written: IndexSet<Reg>,
+    pub init: InitialFile,
+}
+
+impl From<Machine> for Execution {
+    fn from(m: Machine) -> Self {
+        Execution {
+            requests: m.requests,
+            regs: m.regs,
+            written: m.written,
+            init: m.init,
+        }
+    }
+}
+
+/// The bindings row of an ISA's texture (and sampler) slot, or its spelling when unbound.
+pub(crate) fn resource_id(
+    bindings: &Bindings,
+    isa: Isa,
+    texture: u32,
+    sampler: Option<u32>,
+    spelling: String,
+) -> ResourceId {
+    match bindings.find(isa, texture, sampler) {
+        Some(row) => ResourceId::Row(row),
+        None => ResourceId::Unbound(spelling),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------------------
+
+/// Why a model could not read its input.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The codec's decoder refused the input.
+    #[error("{isa}: {source}")]
+    Read {
+        isa: &'static str,
+        #[source]
+        source: crate::Error,
+    },
+    /// An instruction the model does not know or cannot evaluate.
+    #[error("{isa} {at}: {reason}")]
+    Model {
+        isa: &'static str,
+        at: String,
+        reason: String,
+    },
+}
+
+impl Error {
+    pub(crate) fn model(isa: Isa, at: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::Model {
+            isa: isa.name(),
+            at: at.into(),
+            reason: reason.into(),
+        }
+    }
+    pub(crate) fn read(isa: Isa, source: crate::Error) -> Self {
+        Error::Read {
+            isa: isa.name(),
+            source,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Running and comparing
+// ---------------------------------------------------------------------------------------
+
+/// Runs the model of `isa` over `program` (text or binary, as texlate reads and writes it).
+pub fn run(
+    isa: Isa,
+    program: &[u8],
+    init: InitialFile,
+    bindings: &Bindings,
+) -> Result<Execution, Error> {
+    match isa {
+        Isa::Visa => visa::run(program, init, bindings),
+        Isa::Dxbc => dxbc::run(program, init, bindings),
+        Isa::Nvidia => nvidia::run(program, init, bindings),
+    }
+}
+
+/// One field that differs between two requests.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldDiff {
+    pub field: String,
+    pub source: String,
+    pub target: String,
+}
+
+/// One pair of texture instructions, source and target, by position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PairReport {
+    pub index: usize,
+    pub source: Option<Located>,
+    pub target: Option<Located>,
+    /// Empty when the two agree.
+    pub diffs: Vec<FieldDiff>,
+}
+
+/// A register the source wrote whose final value the target does not reproduce.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegisterDiff {
+    pub source_reg: String,
+    /// `None` when the register map has no target register for it.
+    pub target_reg: Option<String>,
+    pub source: String,
+    pub target: String,
+}
+
+/// The result of [`compare`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckReport {
+    pub from: Isa,
+    pub to: Isa,
+    pub seed: u64,
+    pub pairs: Vec<PairReport>,
+    pub registers: Vec<RegisterDiff>,
+    /// How many source-written registers were compared.
+    pub registers_compared: usize,
+}
+
+impl CheckReport {
+    /// Whether every request and every written register agrees.
+    pub fn agrees(&self) -> bool {
+        self.pairs.iter().all(|p| p.diffs.is_empty()) && self.registers.is_empty()
+    }
+}
+
+impl fmt::Display for CheckReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "semantic check {} -> {} (seed {}): {}",
+            self.from.name(),
+            self.to.name(),
+            self.seed,
+            if self.agrees() { "agree" } else { "DISAGREE" }
+        )?;
+        for p in &self.pairs {
+            let at =
+                |l: &Option<Located>| l.as_ref().map_or("missing".to_string(), |l| l.at.clone());
+            writeln!(
+                f,
+                "request {}: source {} / target {}: {}",
+                p.index,
+                at(&p.source),
+                at(&p.target),
+                if p.diffs.is_empty() {
+                    "agree"
+                } else {
+                    "differ"
+                }
+            )?;
+            for d in &p.diffs {
+                writeln!(
+                    f,
+                    "  {}: source {} / target {}",
+                    d.field, d.source, d.target
+                )?;
+            }
+        }
+        writeln!(f, "registers compared: {}", self.registers_compared)?;
+        for r in &self.registers {
+            writeln!(
+                f,
+                "  register {} -> {}: source {} / target {}",
+                r.source_reg,
+                r.target_reg
+                    .as_deref()
+                    .unwrap_or("(not in the register map)"),
+                r.source,
+                r.target
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether two cube coordinate triples name the same direction: equal, or equal after each
+/// is divided by its largest magnitude (ptxas normalises cube coordinates before every CUBE
+/// access, research/nvidia.md §3 "cube-norm"; a direction is what a cube sample reads), within
+/// 2 ulp of the normalised value.
+fn same_cube_direction(a: &[Value], b: &[Value]) -> bool {
+    let conc = |v: &[Value]| -> Option<Vec<f64>> {
+        v.iter()
+            .map(|x| x.bits().map(|b| f64::from(f32::from_bits(b))))
+            .collect()
+    };
+    let (Some(a), Some(b)) = (conc(a), conc(b)) else {
+        return false;
+    };
+    if a.len() != 3 || b.len() != 3 {
+        return false;
+    }
+    let norm = |v: &[f64]| {
+        let m = v.iter().fold(0f64, |m, x| m.max(x.abs()));
+        v.iter().map(|x| x / m).collect::<Vec<_>>()
+    };
+    let (na, nb) = (norm(&a), norm(&b));
+    na.iter()
+        .zip(&nb)
+        .all(|(x, y)| (x - y).abs() <= 2.0 * f64::from(f32::EPSILON))
+}
+
+fn diff_requests(s: &Request, t: &Request) -> Vec<FieldDiff> {
+    let cube = matches!(
+        (s.dim, t.dim),
+        (
+            Some(Dimension::Known { dim: Dim::Cube, .. }),
+            Some(Dimension::Known { dim: Dim::Cube, .. })
+        )
+    ) && s.coords != t.coords
+        && same_cube_direction(&s.coords, &t.coords);
+    let (sf, tf) = (s.fields(), t.fields());
+    let tmap: HashMap<&str, &str> = tf.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let smap: HashMap<&str, &str> = sf.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let mut out = Vec::new();
+    for (k, v) in &sf {
+        if cube && k.starts_with("coordinate ") {
+            continue;
+        }
+        let other = tmap.get(k.as_str()).copied().unwrap_or("absent");
+        if other != v {
+            out.push(FieldDiff {
+                field: k.clone(),
+                source: v.clone(),
+                target: other.to_string(),
+            });
+        }
+    }
+    for (k, v) in &tf {
+        if !smap.contains_key(k.as_str()) {
+            out.push(FieldDiff {
+                field: k.clone(),
+                source: "absent".to_string(),
+                target: v.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// Compares two executions: requests in order, then every register the source wrote,
+/// looked up in the target through `map`.
+pub fn compare_executions(
+    from: Isa,
+    source: &Execution,
+    to: Isa,
+    target: &Execution,
+    map: &dyn Fn(Reg) -> Option<Reg>,
+    seed: u64,
+) -> CheckReport {
+    let n = source.requests.len().max(target.requests.len());
+    let mut pairs = Vec::with_capacity(n);
+    for i in 0..n {
+        let (s, t) = (source.requests.get(i), target.requests.get(i));
+        let diffs = match (s, t) {
+            (Some(s), Some(t)) => diff_requests(&s.request, &t.request),
+            (Some(_), None) => vec![FieldDiff {
+                field: "instruction".into(),
+                source: "present".into(),
+                target: "missing".into(),
+            }],
+            (None, _) => vec![FieldDiff {
+                field: "instruction".into(),
+                source: "missing".into(),
+                target: "present".into(),
+            }],
+        };
+        pairs.push(PairReport {
+            index: i,
+            source: s.cloned(),
+            target: t.cloned(),
+            diffs,
+        });
+    }
+    let mut registers = Vec::new();
+    for r in &source.written {
+        let sv = source.regs.get(r).cloned().unwrap_or(Value::Bits(0));
+        let Some(tr) = map(*r) else {
+            registers.push(RegisterDiff {
+                source_reg: spell(from, *r),
+                target_reg: None,
+                source: sv.to_string(),
+                target: "-".into(),
+            });
+            continue;
+        };
+        let tv = match target.regs.get(&tr) {
+            Some(v) => v.to_string(),
+            None => target
+                .init
+                .values
+                .get(&tr)
+                .map_or("(never read or written)".to_string(), |b| {
+                    Value::Bits(*b).to_string()
+                }),
+        };
+        if tv != sv.to_string() {
+            registers.push(RegisterDiff {
+                source_reg: spell(from, *r),
+                target_reg: Some(spell(to, tr)),
+                source: sv.to_string(),
+                target: tv,
+            });
+        }
+    }
+    CheckReport {
+        from,
+        to,
+        seed,
+        pairs,
+        registers,
+        registers_compared: source.written.len(),
+    }
+}
+
+/// Runs `source` (of `from`) and `target` (of `to`) from one random initial state and compares
+/// what they ask the sampler and what they leave in the source's registers (see the module
+/// documentation). `seed` makes the draw reproducible.
+pub fn compare(
+    from: Isa,
+    source: &[u8],
+    to: Isa,
+    target: &[u8],
+    bindings: &Bindings,
+    regmap: &RegisterMap,
+    seed: u64,
+) -> Result<CheckReport, Error> {
+    compare_with(
+        from,
+        source,
+        to,
+        target,
+        bindings,
+        &|r| regmap.get(&r),
+        seed,
+    )
+}
+
+/// [`compare`] with the register map as a function.
+pub fn compare_with(
+    from: Isa,
+    source: &[u8],
+    to: Isa,
+    target: &[u8],
+    bindings: &Bindings,
+    map: &dyn Fn(Reg) -> Option<Reg>,
+    seed: u64,
+) -> Result<CheckReport, Error> {
+    let src = run(from, source, InitialFile::random(seed), bindings)?;
+    let mut tinit = InitialFile {
+        values: IndexMap::new(),
+        seed,
+        salt: 0x7a26_e7d1_5eed_0001,
+    };
+    for (r, v) in &src.init.values {
+        if let Some(t) = map(*r) {
+            tinit.values.entry(t).or_insert(*v);
+        }
+    }
+    let tgt = run(to, target, tinit, bindings)?;
+    Ok(compare_executions(from, &src, to, &tgt, map, seed))
+}
+
+/// Compares a program with itself through the identity register map (every model must agree
+/// with itself: what the corpus tests check).
+pub fn compare_identity(
+    isa: Isa,
+    program: &[u8],
+    bindings: &Bindings,
+    seed: u64,
+) -> Result<CheckReport, Error> {
+    compare_with(isa, program, isa, program, bindings, &|r| Some(r), seed)
+}

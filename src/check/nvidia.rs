@@ -1,0 +1,1056 @@
+//! The NVIDIA Maxwell model: nvdisasm text (whole listings or single lines) or binary (raw
+//! word streams, bundles of four with the control word first, or cubins).
+//!
+//! Texture instructions are read with the codec's vendor-verified decoders
+//! ([`decode_word`], [`parse_inst`]) into [`NvInst`] (fields by meaning); which register of
+//! Ra/Rb holds what is this module's own table ([`slots`]), written from
+//! seeds/nvidia-TEX.txt ("Texture parameter packing in Ra and Rb": Ra = [array|LC word],
+//! s, t, r; Rb = [handle], LOD, offsets, DC, compacted upwards) and research/nvidia.md §4
+//! and §11 (TLD, TLD4, TXD, TXQ, TMML and the short forms TEXS/TLDS/TLD4S, as ptxas packs
+//! them). Where they differ the tool wins: plain TLD4S reads x from Ra and y from **Rb**
+//! (§11, settled with ptxas), not from Ra+1.
+//!
+//! Unverified, and said so: TMML's result order (§11: one public decoder swaps clamped and
+//! unclamped); the short-form targets ptxas never produced (TEXS `LZ.DC ARRAY_2D`, TLDS
+//! `LL 1D`, `LL 2D`, `LL.AOFFI 2D`) follow the observed split rule; `.PTP` offsets are read
+//! as 6-bit fields per byte, byte `2i + c` = texel i component c (Mesa NAK's packing); the
+//! `.LC` clamp is the u4.8 value of bits 27:16 of Ra+0 (seed), reported as an f32.
+//!
+//! Destinations: TEX, TLD, TLD4, TXD, TMML and TXQ write the enabled channels contiguously
+//! from Rd (research §4 "Destinations"); TEXS, TLDS and TLD4S write the first two selected
+//! channels to Rd0, Rd0+1 and the next two to Rd1, Rd1+1. A guarded instruction (`@P0`) is
+//! evaluated as if its guard held.
+//!
+//! ALU instructions evaluated: `MOV` (register, constant bank, immediate; lane mask 0xf
+//! only), `MOV32I`, `I2F`, `F2I`, `I2I`, `FMUL`, `FMNMX`, `MUFU.RCP`. `NOP`, `EXIT` and
+//! `RET` are skipped; listing directives, labels and comments too. Binary ALU words are
+//! decoded for the encodings the corpus listings show next to their text (MOV, MOV32I,
+//! I2I, I2F, FMUL, FMNMX, MUFU, NOP, EXIT); any other word is an error.
+
+use crate::check::{
+    imm_offsets, resource_id, sext, Error, Execution, InitialFile, LodReq, Machine, Offsets, ReqOp,
+    Request, ResourceId, Role, Value, ValueOp,
+};
+use crate::ir::{Dim, Dimension, Isa, Reg, RegFile};
+use crate::isa::nvidia::table::OpClass;
+use crate::isa::nvidia::{decode_word, parse_inst, NvInst, RZ};
+use crate::translate::bindings::Bindings;
+
+const ISA: Isa = Isa::Nvidia;
+
+/// What one register of an Ra/Rb vector holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// The bindless handle (`.B`).
+    Handle,
+    /// The array layer, `a[15:0]` (u16).
+    Layer,
+    /// Ra+0 with `.LC`: `LodClamp[27:16] | array[15:0]`.
+    LcLayer,
+    /// Coordinate i.
+    Coord(u8),
+    /// LOD or bias (f32; TLD: s32).
+    Lod,
+    /// Packed offsets (`.AOFFI`), or the first of two `.PTP` registers.
+    Offsets,
+    /// The second `.PTP` register.
+    Offsets2,
+    /// Depth-compare reference.
+    Ref,
+    /// Multisample index.
+    Sample,
+    /// TXD's `(offsets << 16) | layer`.
+    TxdLayerOffsets,
+    /// Gradient of coordinate i along x / y.
+    Dx(u8),
+    Dy(u8),
+}
+
+fn lod_has_reg(lod: u8) -> bool {
+    // `lod` table codes (research §7): 2 LB, 3 LL, 6 LBA, 7 LLA carry a register.
+    matches!(lod, 2 | 3 | 6 | 7)
+}
+
+/// (dimension, arrayed) of a dimension code (research §7: 0 1D, 1 A1D, 2 2D, 3 A2D, 4 3D,
+/// 5 A3D, 6 CUBE, 7 ACUBE).
+fn dim_of(code: u8) -> Option<(Dim, bool)> {
+    Some(match code {
+        0 => (Dim::D1, false),
+        1 => (Dim::D1, true),
+        2 => (Dim::D2, false),
+        3 => (Dim::D2, true),
+        4 => (Dim::D3, false),
+        6 => (Dim::Cube, false),
+        7 => (Dim::Cube, true),
+        _ => return None,
+    })
+}
+
+/// The Ra and Rb slot lists of an instruction (module documentation for the sources).
+pub fn slots(inst: &NvInst) -> Option<(Vec<Slot>, Vec<Slot>)> {
+    let coords = |n: usize| (0..n as u8).map(Slot::Coord).collect::<Vec<_>>();
+    if inst.op == OpClass::TXQ {
+        return Some(if inst.bindless {
+            (vec![Slot::Handle, Slot::Lod], vec![])
+        } else {
+            (vec![Slot::Lod], vec![])
+        });
+    }
+    let (dim, arrayed) = dim_of(inst.dim)?;
+    let n = super::coord_count(dim);
+    let aoffi = inst.offset == 1;
+    let ptp = inst.offset == 2;
+    let split = |list: Vec<Slot>| -> (Vec<Slot>, Vec<Slot>) {
+        // research §4 short forms: one slot each when there are two, otherwise two in Ra.
+        let k = if list.len() == 2 {
+            1
+        } else {
+            list.len().min(2)
+        };
+        (list[..k].to_vec(), list[k..].to_vec())
+    };
+    let mut rb = Vec::new();
+    if inst.bindless {
+        rb.push(Slot::Handle);
+    }
+    Some(match inst.op {
+        OpClass::TEX => {
+            let mut ra = Vec::new();
+            if inst.lc {
+                ra.push(Slot::LcLayer);
+            } else if arrayed {
+                ra.push(Slot::Layer);
+            }
+            ra.extend(coords(n));
+            if lod_has_reg(inst.lod) {
+                rb.push(Slot::Lod);
+            }
+            if aoffi {
+                rb.push(Slot::Offsets);
+            }
+            if inst.dc {
+                rb.push(Slot::Ref);
+            }
+            (ra, rb)
+        }
+        OpClass::TLD => {
+            let mut ra = if arrayed { vec![Slot::Layer] } else { vec![] };
+            ra.extend(coords(n));
+            if lod_has_reg(inst.lod) {
+                rb.push(Slot::Lod);
+            }
+            if aoffi {
+                rb.push(Slot::Offsets);
+            }
+            if inst.ms {
+                rb.push(Slot::Sample);
+            }
+            (ra, rb)
+        }
+        OpClass::TLD4 => {
+            let mut ra = if arrayed { vec![Slot::Layer] } else { vec![] };
+            ra.extend(coords(n));
+            if aoffi {
+                rb.push(Slot::Offsets);
+            }
+            if ptp {
+                rb.extend([Slot::Offsets, Slot::Offsets2]);
+            }
+            if inst.dc {
+                rb.push(Slot::Ref);
+            }
+            (ra, rb)
+        }
+        OpClass::TXD => {
+            let mut ra = if inst.bindless {
+                vec![Slot::Handle]
+            } else {
+                vec![]
+            };
+            ra.extend(coords(n));
+            if arrayed || aoffi {
+                ra.push(Slot::TxdLayerOffsets);
+            }
+            let rb = (0..n as u8)
+                .flat_map(|i| [Slot::Dx(i), Slot::Dy(i)])
+                .collect();
+            (ra, rb)
+        }
+        OpClass::TMML => {
+            let mut ra = if arrayed { vec![Slot::Layer] } else { vec![] };
+            ra.extend(coords(n));
+            (ra, rb)
+        }
+        OpClass::TEXS => {
+            let mut list = if arrayed { vec![Slot::Layer] } else { vec![] };
+            list.extend(coords(n));
+            if lod_has_reg(inst.lod) {
+                list.push(Slot::Lod);
+            }
+            if inst.dc {
+                list.push(Slot::Ref);
+            }
+            split(list)
+        }
+        OpClass::TLDS => {
+            if arrayed {
+                // research §4: `TLDS.LZ ARRAY_2D | A | x, y`.
+                let mut rb = coords(n);
+                if lod_has_reg(inst.lod) {
+                    rb.push(Slot::Lod);
+                }
+                return Some((vec![Slot::Layer], rb));
+            }
+            let mut list = coords(n);
+            if lod_has_reg(inst.lod) {
+                list.push(Slot::Lod);
+            }
+            if aoffi {
+                list.push(Slot::Offsets);
+            }
+            if inst.ms {
+                list.push(Slot::Sample);
+            }
+            split(list)
+        }
+        OpClass::TLD4S => {
+            let mut list = coords(2);
+            if aoffi {
+                list.push(Slot::Offsets);
+            }
+            if inst.dc {
+                list.push(Slot::Ref);
+            }
+            split(list)
+        }
+        OpClass::TXQ => unreachable!(),
+    })
+}
+
+fn gpr(n: u32) -> Reg {
+    Reg {
+        file: RegFile::Temp,
+        index: n,
+        sub: 0,
+    }
+}
+
+fn is_fetch(op: OpClass) -> bool {
+    matches!(op, OpClass::TLD | OpClass::TLDS)
+}
+
+fn role_of(slot: Slot, inst: &NvInst) -> Role {
+    let tld4 = matches!(inst.op, OpClass::TLD4 | OpClass::TLD4S);
+    match slot {
+        Slot::Handle => Role::Any,
+        Slot::Layer => Role::SmallInt,
+        Slot::LcLayer | Slot::TxdLayerOffsets => Role::LayerWord,
+        Slot::Coord(_) if is_fetch(inst.op) => Role::SmallInt,
+        Slot::Coord(_) | Slot::Dx(_) | Slot::Dy(_) => Role::Float,
+        Slot::Lod if is_fetch(inst.op) || inst.op == OpClass::TXQ => Role::SmallInt,
+        Slot::Lod => Role::Lod,
+        Slot::Offsets | Slot::Offsets2 if tld4 => Role::Offsets6,
+        Slot::Offsets | Slot::Offsets2 => Role::Offsets4,
+        Slot::Ref => Role::Reference,
+        Slot::Sample => Role::SmallInt,
+    }
+}
+
+/// Reads the slots of one vector starting at `base` (RZ: every slot reads zero).
+fn read_vector(
+    m: &mut Machine,
+    base: u8,
+    list: &[Slot],
+    inst: &NvInst,
+    at: &str,
+    out: &mut Vec<(Slot, Value)>,
+) -> Result<(), Error> {
+    for (i, s) in list.iter().enumerate() {
+        let v = if base == RZ {
+            Value::Bits(0)
+        } else {
+            let n = u32::from(base) + i as u32;
+            if n >= u32::from(RZ) {
+                return Err(Error::model(
+                    ISA,
+                    at,
+                    format!("register vector from R{base} runs past R254"),
+                ));
+            }
+            m.read(gpr(n), role_of(*s, inst))
+        };
+        out.push((*s, v));
+    }
+    Ok(())
+}
+
+/// The u4.8 value of a 12-bit field as an f32 pattern.
+fn fixed_4_8(v: Value) -> Value {
+    match v {
+        Value::Bits(b) => Value::Bits((b as f32 / 256.0).to_bits()),
+        other => other,
+    }
+}
+
+/// Decodes packed offsets: 4-bit fields (u, v, w), or TLD4's 6-bit fields at an 8-bit
+/// stride (u, v); research §4 "Offset packing".
+fn packed_offsets(v: &Value, tld4: bool, dim: Option<Dimension>) -> Offsets {
+    match v {
+        Value::Bits(b) => {
+            let o = if tld4 {
+                [sext(b & 0x3f, 6), sext((b >> 8) & 0x3f, 6), 0]
+            } else {
+                [
+                    sext(b & 0xf, 4),
+                    sext((b >> 4) & 0xf, 4),
+                    sext((b >> 8) & 0xf, 4),
+                ]
+            };
+            imm_offsets(dim, o)
+        }
+        other => Offsets::Packed(other.clone()),
+    }
+}
+
+/// Evaluates one texture instruction.
+pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) -> Result<(), Error> {
+    let (ra, rb) = slots(inst).ok_or_else(|| {
+        Error::model(
+            ISA,
+            at,
+            format!("dimension code {} is reserved (ARRAY_3D)", inst.dim),
+        )
+    })?;
+    let mut vals = Vec::new();
+    read_vector(m, inst.ra, &ra, inst, at, &mut vals)?;
+    read_vector(m, inst.rb, &rb, inst, at, &mut vals)?;
+    let get = |s: Slot| vals.iter().find(|(k, _)| *k == s).map(|(_, v)| v.clone());
+    let op = match inst.op {
+        OpClass::TEX | OpClass::TEXS | OpClass::TXD => ReqOp::Sample,
+        OpClass::TLD | OpClass::TLDS => ReqOp::Fetch,
+        OpClass::TLD4 | OpClass::TLD4S => ReqOp::Gather { channel: inst.comp },
+        OpClass::TMML => ReqOp::QueryLod,
+        OpClass::TXQ if inst.query == 1 => ReqOp::QuerySize,
+        OpClass::TXQ => ReqOp::QueryOther { code: inst.query },
+    };
+    let resource = match get(Slot::Handle) {
+        Some(h) => ResourceId::Handle(h),
+        None => resource_id(
+            bindings,
+            ISA,
+            u32::from(inst.tid),
+            None,
+            format!("{:#x}", inst.tid),
+        ),
+    };
+    let mut r = Request::new(op, resource.clone());
+    if matches!(r.op, ReqOp::Sample | ReqOp::Gather { .. } | ReqOp::QueryLod) {
+        r.sampler = Some(resource.clone());
+    }
+    r.dim = if inst.op == OpClass::TXQ {
+        match &resource {
+            ResourceId::Row(row) => bindings.rows.get(*row).map(|b| b.dim),
+            _ => None,
+        }
+    } else {
+        dim_of(inst.dim).map(|(dim, arrayed)| Dimension::Known {
+            dim,
+            arrayed,
+            multisampled: inst.ms,
+        })
+    };
+    let arrayed = matches!(r.dim, Some(Dimension::Known { arrayed: true, .. }));
+    r.coords = vals
+        .iter()
+        .filter(|(s, _)| matches!(s, Slot::Coord(_)))
+        .map(|(_, v)| v.clone())
+        .collect();
+    if let Some(l) = get(Slot::Layer) {
+        r.layer = Some(l.unary(ValueOp::Low16));
+    }
+    if let Some(w) = get(Slot::LcLayer) {
+        if arrayed {
+            r.layer = Some(w.clone().unary(ValueOp::Low16));
+        }
+        r.min_lod = Some(fixed_4_8(Value::apply(
+            ValueOp::Field { lo: 16, width: 12 },
+            vec![w],
+        )));
+    }
+    let tld4 = matches!(inst.op, OpClass::TLD4 | OpClass::TLD4S);
+    if let Some(w) = get(Slot::TxdLayerOffsets) {
+        if arrayed {
+            r.layer = Some(w.clone().unary(ValueOp::Low16));
+        }
+        if inst.offset == 1 {
+            let field = Value::apply(ValueOp::Field { lo: 16, width: 12 }, vec![w]);
+            r.offsets = packed_offsets(&field, false, r.dim);
+        }
+    } else if let (Some(a), Some(b)) = (get(Slot::Offsets), get(Slot::Offsets2)) {
+        r.offsets = match (a, b) {
+            (Value::Bits(a), Value::Bits(b)) => {
+                let word = u64::from(a) | u64::from(b) << 32;
+                let byte = |i: u32| sext(((word >> (8 * i)) & 0x3f) as u32, 6);
+                Offsets::PerTexel([0, 1, 2, 3].map(|t| [byte(2 * t), byte(2 * t + 1)]))
+            }
+            (a, _) => Offsets::Packed(a),
+        };
+    } else if let Some(o) = get(Slot::Offsets) {
+        r.offsets = packed_offsets(&o, tld4, r.dim);
+    }
+    r.lod = match inst.op {
+        OpClass::TXD => {
+            let n = r.coords.len() as u8;
+            LodReq::Grad {
+                dx: (0..n).filter_map(|i| get(Slot::Dx(i))).collect(),
+                dy: (0..n).filter_map(|i| get(Slot::Dy(i))).collect(),
+            }
+        }
+        OpClass::TXQ => LodReq::level(get(Slot::Lod).unwrap_or(Value::Bits(0))),
+        OpClass::TLD4 | OpClass::TLD4S | OpClass::TMML => LodReq::Implicit,
+        _ => match inst.lod {
+            1 => LodReq::Zero,
+            2 | 6 => LodReq::Bias(get(Slot::Lod).unwrap_or(Value::Bits(0))),
+            3 | 7 => LodReq::level(get(Slot::Lod).unwrap_or(Value::Bits(0))),
+            _ if is_fetch(inst.op) => LodReq::Zero,
+            _ => LodReq::Implicit,
+        },
+    };
+    r.reference = get(Slot::Ref);
+    r.sample_index = get(Slot::Sample);
+    r.channels = inst.mask;
+    r.residency = inst.sparse != 7 && !inst.op.is_short();
+    let k = m.request(r, at.to_string());
+    // Destinations.
+    let channels: Vec<u8> = (0..4).filter(|c| inst.mask & (1 << c) != 0).collect();
+    let dst = |m: &mut Machine, base: u8, i: usize, c: u8| -> Result<(), Error> {
+        if base == RZ {
+            return Ok(());
+        }
+        let n = u32::from(base) + i as u32;
+        if n >= u32::from(RZ) {
+            return Err(Error::model(
+                ISA,
+                at,
+                format!("destination from R{base} runs past R254"),
+            ));
+        }
+        m.write(
+            gpr(n),
+            Value::Result {
+                request: k,
+                channel: c,
+            },
+        );
+        Ok(())
+    };
+    if inst.op.is_short() {
+        for (i, c) in channels.iter().enumerate() {
+            let (base, j) = if i < 2 {
+                (inst.rd, i)
+            } else {
+                (inst.rd1, i - 2)
+            };
+            dst(m, base, j, *c)?;
+        }
+    } else {
+        for (i, c) in channels.iter().enumerate() {
+            dst(m, inst.rd, i, *c)?;
+        }
+        if inst.sparse != 7 {
+            m.write(
+                Reg {
+                    file: RegFile::Predicate,
+                    index: u32::from(inst.sparse),
+                    sub: 0,
+                },
+                Value::Result {
+                    request: k,
+                    channel: 4,
+                },
+            );
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// ALU
+// ---------------------------------------------------------------------------------------
+
+/// A source operand of an ALU instruction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Src {
+    Reg(u8),
+    /// Constant bank `c[bank][offset]`.
+    Const(u32, u32),
+    Imm(u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Operand {
+    src: Src,
+    abs: bool,
+    neg: bool,
+}
+
+/// One ALU instruction by meaning.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Alu {
+    rd: u8,
+    /// How the result is computed from the operands (read as `role`).
+    kind: AluKind,
+    srcs: Vec<Operand>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum AluKind {
+    Mov,
+    /// I2F: source signed?
+    I2F {
+        signed: bool,
+    },
+    /// F2I: destination signed, rounding (0 RNE, 1 floor, 2 ceil, 3 trunc).
+    F2I {
+        signed: bool,
+        round: u8,
+    },
+    /// I2I to a 16- or 32-bit unsigned/signed destination, saturating or not.
+    I2I {
+        dst16: bool,
+        dst_signed: bool,
+        src_signed: bool,
+        sat: bool,
+    },
+    FMul,
+    /// FMNMX: min when the predicate operand is true (PT), max when false (!PT).
+    FMnmx {
+        min: bool,
+    },
+    Rcp,
+}
+
+fn read_src(m: &mut Machine, o: &Operand, role: Role, float: bool) -> Value {
+    let v = match o.src {
+        Src::Reg(RZ) => Value::Bits(0),
+        Src::Reg(r) => m.read(gpr(u32::from(r)), role),
+        Src::Const(bank, off) => m.read(
+            Reg {
+                file: RegFile::ConstantBuffer,
+                index: bank,
+                sub: off,
+            },
+            role,
+        ),
+        Src::Imm(b) => Value::Bits(b),
+    };
+    let v = if o.abs && float {
+        v.unary(ValueOp::FAbs)
+    } else {
+        v
+    };
+    if o.neg && float {
+        v.unary(ValueOp::FNeg)
+    } else {
+        v
+    }
+}
+
+fn alu(m: &mut Machine, a: &Alu) {
+    use ValueOp as O;
+    let v = match a.kind {
+        AluKind::Mov => read_src(m, &a.srcs[0], Role::Float, false),
+        AluKind::I2F { signed } => read_src(m, &a.srcs[0], Role::SmallInt, false)
+            .unary(if signed { O::I32ToF32 } else { O::U32ToF32 }),
+        AluKind::F2I { signed, round } => {
+            let x = read_src(m, &a.srcs[0], Role::Float, true);
+            let x = match round {
+                0 => x.unary(O::RoundNe),
+                1 => x.unary(O::RoundNi),
+                2 => x.unary(O::RoundPi),
+                _ => x,
+            };
+            x.unary(if signed { O::F32ToI32 } else { O::F32ToU32 })
+        }
+        AluKind::I2I {
+            dst16,
+            dst_signed,
+            src_signed,
+            sat,
+        } => {
+            let x = read_src(m, &a.srcs[0], Role::SmallInt, false);
+            match (dst16, sat, dst_signed, src_signed) {
+                (false, _, _, _) => x,
+                (true, false, _, _) => x.unary(O::Low16),
+                (true, true, false, false) => Value::apply(O::UMin, vec![x, Value::Bits(0xffff)]),
+                (true, true, false, true) => Value::apply(
+                    O::UMin,
+                    vec![
+                        Value::apply(O::IMax, vec![x, Value::Bits(0)]),
+                        Value::Bits(0xffff),
+                    ],
+                ),
+                (true, true, true, _) => Value::apply(
+                    O::IMin,
+                    vec![
+                        Value::apply(O::IMax, vec![x, Value::Bits((-32768i32) as u32)]),
+                        Value::Bits(32767),
+                    ],
+                ),
+            }
+        }
+        AluKind::FMul => {
+            let x = read_src(m, &a.srcs[0], Role::Float, true);
+            let y = read_src(m, &a.srcs[1], Role::Float, true);
+            Value::apply(O::FMul, vec![x, y])
+        }
+        AluKind::FMnmx { min } => {
+            let x = read_src(m, &a.srcs[0], Role::Float, true);
+            let y = read_src(m, &a.srcs[1], Role::Float, true);
+            Value::apply(if min { O::FMin } else { O::FMax }, vec![x, y])
+        }
+        AluKind::Rcp => read_src(m, &a.srcs[0], Role::Float, true).unary(O::FRcp),
+    };
+    if a.rd != RZ {
+        m.write(gpr(u32::from(a.rd)), v);
+    }
+}
+
+fn parse_operand(s: &str, float: bool) -> Option<Operand> {
+    let mut s = s.trim();
+    let mut o = Operand {
+        src: Src::Imm(0),
+        abs: false,
+        neg: false,
+    };
+    if let Some(rest) = s.strip_prefix('-') {
+        if rest.starts_with(['R', 'c', '|']) {
+            o.neg = true;
+            s = rest;
+        }
+    }
+    if let Some(inner) = s.strip_prefix('|').and_then(|x| x.strip_suffix('|')) {
+        o.abs = true;
+        s = inner;
+    }
+    let s = s.strip_suffix(".reuse").unwrap_or(s);
+    if let Some(r) = crate::isa::nvidia::text::parse_reg(s) {
+        o.src = Src::Reg(r);
+        return Some(o);
+    }
+    if let Some(rest) = s.strip_prefix("c[") {
+        let compact: String = rest.chars().filter(|c| !c.is_whitespace()).collect();
+        let (bank, rest) = compact.split_once("][")?;
+        let off = rest.strip_suffix(']')?;
+        let num = |x: &str| u32::from_str_radix(x.strip_prefix("0x")?, 16).ok();
+        o.src = Src::Const(num(bank)?, num(off)?);
+        return Some(o);
+    }
+    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("-0x")) {
+        let v = u32::from_str_radix(h, 16).ok()?;
+        o.src = Src::Imm(if s.starts_with('-') {
+            v.wrapping_neg()
+        } else {
+            v
+        });
+        return Some(o);
+    }
+    let bits = match s {
+        "+INF" | "INF" => f32::INFINITY.to_bits(),
+        "-INF" => f32::NEG_INFINITY.to_bits(),
+        "+QNAN" | "QNAN" => f32::NAN.to_bits(),
+        _ if float => s.parse::<f32>().ok()?.to_bits(),
+        _ => s.parse::<i64>().ok()? as u32,
+    };
+    o.src = Src::Imm(bits);
+    Some(o)
+}
+
+/// Parses an ALU instruction's text. `Ok(None)`: a mnemonic that cannot touch registers.
+fn parse_alu(text: &str) -> Result<Option<Alu>, String> {
+    let text = text.trim();
+    let (mnemonic, operands) = text
+        .split_once(char::is_whitespace)
+        .map_or((text, ""), |(a, b)| (a, b.trim()));
+    let mut parts = mnemonic.split('.');
+    let base = parts.next().unwrap_or("");
+    let mods: Vec<&str> = parts.collect();
+    if matches!(base, "NOP" | "EXIT" | "RET") && operands.is_empty() {
+        return Ok(None);
+    }
+    let ops: Vec<&str> = if operands.is_empty() {
+        vec![]
+    } else {
+        operands.split(',').map(str::trim).collect()
+    };
+    let float = matches!(base, "FMUL" | "FMNMX" | "MUFU" | "F2I");
+    let bad = || format!("cannot read `{text}`");
+    let rd = ops
+        .first()
+        .and_then(|r| crate::isa::nvidia::text::parse_reg(r.strip_suffix(".reuse").unwrap_or(r)))
+        .ok_or_else(bad)?;
+    let src = |i: usize| -> Result<Operand, String> {
+        ops.get(i)
+            .and_then(|s| parse_operand(s, float))
+            .ok_or_else(bad)
+    };
+    let known_mods = |allowed: &[&str]| -> Result<(), String> {
+        match mods.iter().find(|m| !allowed.contains(m)) {
+            Some(m) => Err(format!("modifier .{m} of {base} is not modelled")),
+            None => Ok(()),
+        }
+    };
+    let (kind, srcs) = match base {
+        "MOV" | "MOV32I" => {
+            known_mods(&[])?;
+            if ops.len() == 3 && ops[2] != "0xf" {
+                return Err(format!(
+                    "`{text}`: a MOV with lane mask {} is not modelled",
+                    ops[2]
+                ));
+            }
+            (AluKind::Mov, vec![src(1)?])
+        }
+        "I2F" => {
+            known_mods(&["F32", "S32", "U32", "RN", "FTZ"])?;
+            (
+                AluKind::I2F {
+                    signed: !mods.contains(&"U32"),
+                },
+                vec![src(1)?],
+            )
+        }
+        "F2I" => {
+            known_mods(&[
+                "F32", "S32", "U32", "TRUNC", "FLOOR", "CEIL", "ROUND", "FTZ",
+            ])?;
+            let round = if mods.contains(&"TRUNC") {
+                3
+            } else if mods.contains(&"FLOOR") {
+                1
+            } else if mods.contains(&"CEIL") {
+                2
+            } else {
+                0
+            };
+            (
+                AluKind::F2I {
+                    signed: !mods.contains(&"U32"),
+                    round,
+                },
+                vec![src(1)?],
+            )
+        }
+        "I2I" => {
+            known_mods(&["U16", "S16", "U32", "S32", "SAT"])?;
+            // Types print destination first: I2I.U16.U32 (research §3).
+            let types: Vec<&&str> = mods.iter().filter(|m| **m != "SAT").collect();
+            let (d, s) = match types.as_slice() {
+                [d, s] => (**d, **s),
+                [d] => (**d, "S32"),
+                [] => ("S32", "S32"),
+                _ => return Err(bad()),
+            };
+            (
+                AluKind::I2I {
+                    dst16: d.ends_with("16"),
+                    dst_signed: d.starts_with('S'),
+                    src_signed: s.starts_with('S'),
+                    sat: mods.contains(&"SAT"),
+                },
+                vec![src(1)?],
+            )
+        }
+        "FMUL" => {
+            known_mods(&["FTZ"])?;
+            (AluKind::FMul, vec![src(1)?, src(2)?])
+        }
+        "FMNMX" => {
+            known_mods(&["FTZ"])?;
+            let min = match ops.get(3).copied() {
+                Some("PT") => true,
+                Some("!PT") => false,
+                _ => {
+                    return Err(format!(
+                        "`{text}`: FMNMX with a predicate other than PT/!PT is not modelled"
+                    ))
+                }
+            };
+            (AluKind::FMnmx { min }, vec![src(1)?, src(2)?])
+        }
+        "MUFU" if mods == ["RCP"] => (AluKind::Rcp, vec![src(1)?]),
+        _ => return Err(format!("instruction `{text}` is not modelled")),
+    };
+    Ok(Some(Alu { rd, kind, srcs }))
+}
+
+/// Decodes an ALU word of the encodings the corpus listings show (module documentation).
+/// `Ok(None)`: NOP or EXIT.
+fn decode_alu(w: u64) -> Result<Option<Alu>, String> {
+    let top = (w >> 48) as u16 & 0xfff8;
+    let rd = (w & 0xff) as u8;
+    let ra = ((w >> 8) & 0xff) as u8;
+    let rb = ((w >> 20) & 0xff) as u8;
+    let cbuf = Src::Const(((w >> 34) & 0x1f) as u32, (((w >> 20) & 0x3fff) * 4) as u32);
+    let op = |src| Operand {
+        src,
+        abs: false,
+        neg: false,
+    };
+    let second = |is_const: bool| if is_const { cbuf } else { Src::Reg(rb) };
+    let fail = || {
+        Err(format!(
+            "word {w:#018x} is not an instruction the model decodes"
+        ))
+    };
+    if (w >> 52) == 0x010 {
+        return Ok(Some(Alu {
+            rd,
+            kind: AluKind::Mov,
+            srcs: vec![op(Src::Imm((w >> 20) as u32))],
+        }));
+    }
+    let kind_src = match top {
+        0x50b0 | 0xe300 => return Ok(None),
+        0x5c98 | 0x4c98 => {
+            if (w >> 39) & 0xf != 0xf {
+                return Err(format!(
+                    "word {w:#018x}: a MOV lane mask other than 0xf is not modelled"
+                ));
+            }
+            (AluKind::Mov, vec![op(second(top == 0x4c98))])
+        }
+        0x5ce0 | 0x4ce0 => {
+            let (dsz, ssz) = ((w >> 8) & 3, (w >> 10) & 3);
+            if ssz != 2 || !(dsz == 1 || dsz == 2) {
+                return fail();
+            }
+            (
+                AluKind::I2I {
+                    dst16: dsz == 1,
+                    dst_signed: (w >> 12) & 1 == 1,
+                    src_signed: (w >> 13) & 1 == 1,
+                    sat: (w >> 50) & 1 == 1,
+                },
+                vec![op(second(top == 0x4ce0))],
+            )
+        }
+        0x5cb8 | 0x4cb8 => {
+            if (w >> 8) & 3 != 2 || (w >> 10) & 3 != 2 {
+                return fail();
+            }
+            (
+                AluKind::I2F {
+                    signed: (w >> 13) & 1 == 1,
+                },
+                vec![op(second(top == 0x4cb8))],
+            )
+        }
+        0x5c68 | 0x4c68 => {
+            if (w >> 48) & 1 != 0 {
+                return fail();
+            }
+            (
+                AluKind::FMul,
+                vec![op(Src::Reg(ra)), op(second(top == 0x4c68))],
+            )
+        }
+        0x5c60 | 0x4c60 => {
+            if (w >> 45) & 1 != 0 || (w >> 48) & 1 != 0 {
+                return fail();
+            }
+            let pred = (w >> 39) & 0xf;
+            let min = match pred {
+                0x7 => true,
+                0xf => false,
+                _ => return fail(),
+            };
+            (
+                AluKind::FMnmx { min },
+                vec![
+                    Operand {
+                        src: Src::Reg(ra),
+                        abs: (w >> 46) & 1 == 1,
+                        neg: false,
+                    },
+                    Operand {
+                        src: second(top == 0x4c60),
+                        abs: (w >> 49) & 1 == 1,
+                        neg: false,
+                    },
+                ],
+            )
+        }
+        0x5080 => {
+            if (w >> 20) & 0xf != 4 {
+                return fail();
+            }
+            (
+                AluKind::Rcp,
+                vec![Operand {
+                    src: Src::Reg(ra),
+                    abs: (w >> 46) & 1 == 1,
+                    neg: (w >> 48) & 1 == 1,
+                }],
+            )
+        }
+        _ => return fail(),
+    };
+    Ok(Some(Alu {
+        rd,
+        kind: kind_src.0,
+        srcs: kind_src.1,
+    }))
+}
+
+// ---------------------------------------------------------------------------------------
+// Programs
+// ---------------------------------------------------------------------------------------
+
+/// One instruction of a program, as the model reads it.
+#[derive(Clone, Debug)]
+pub(crate) enum Step {
+    Texture(NvInst),
+    Alu(Alu),
+}
+
+/// The instruction text of a listing line with its decoration removed (address, braces,
+/// terminator, encoding comment), or `None` when the line holds no instruction.
+fn instruction_text(line: &str) -> Option<&str> {
+    let mut s = line.trim();
+    if let Some(i) = s.find("/* 0x") {
+        s = s[..i].trim_end();
+    }
+    if s.starts_with("/*") {
+        let end = s.find("*/")?;
+        let inner = &s[2..end];
+        if !inner.is_empty() && inner.bytes().all(|b| b.is_ascii_hexdigit()) {
+            s = s[end + 2..].trim_start();
+        } else {
+            return None;
+        }
+    }
+    s = s.strip_prefix('{').unwrap_or(s).trim();
+    s = s.strip_suffix('}').unwrap_or(s).trim();
+    s = s.strip_suffix(';').unwrap_or(s).trim();
+    let first = s.split_whitespace().next()?;
+    let mnemonic_like = |w: &str| {
+        w.split('.').next().is_some_and(|b| {
+            !b.is_empty()
+                && b.bytes()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        })
+    };
+    if first.starts_with('@') || (mnemonic_like(first) && first.as_bytes()[0].is_ascii_uppercase())
+    {
+        Some(s)
+    } else {
+        None
+    }
+}
+
+/// Reads a program into steps with their locations.
+pub(crate) fn read(program: &[u8]) -> Result<Vec<(String, Step)>, Error> {
+    let mut steps = Vec::new();
+    if crate::isa::nvidia::looks_binary(program) {
+        for (offset, word) in words(program)? {
+            let at = format!("offset {offset:#x}");
+            match decode_word(word) {
+                Ok(Some(inst)) => steps.push((at, Step::Texture(inst))),
+                Err(e) => return Err(Error::model(ISA, at, format!("word {word:#018x}: {e}"))),
+                Ok(None) => {
+                    if let Some(a) = decode_alu(word).map_err(|e| Error::model(ISA, &at, e))? {
+                        steps.push((at, Step::Alu(a)));
+                    }
+                }
+            }
+        }
+        return Ok(steps);
+    }
+    let text = std::str::from_utf8(program)
+        .map_err(|e| Error::model(ISA, "input", format!("not UTF-8: {e}")))?;
+    for (i, line) in text.lines().enumerate() {
+        let at = format!("line {}", i + 1);
+        let Some(inst) = instruction_text(line) else {
+            continue;
+        };
+        let column = (line.len() - line.trim_start().len()) as u32 + 1;
+        if crate::isa::nvidia::text::is_texture_text(inst) {
+            let parsed = parse_inst(inst, i as u32 + 1, column)
+                .map_err(|e| Error::read(ISA, crate::Error::Parse(e)))?;
+            steps.push((at, Step::Texture(parsed)));
+            continue;
+        }
+        let body = match inst.strip_prefix('@') {
+            Some(rest) => rest.split_once(char::is_whitespace).map_or("", |x| x.1),
+            None => inst,
+        };
+        if let Some(a) = parse_alu(body).map_err(|e| Error::model(ISA, &at, e))? {
+            steps.push((at, Step::Alu(a)));
+        }
+    }
+    Ok(steps)
+}
+
+/// The instruction words of a raw stream or a cubin's `.text.*` sections, with their byte
+/// offsets; control words (every fourth, first of a bundle) are left out.
+fn words(bytes: &[u8]) -> Result<Vec<(usize, u64)>, Error> {
+    let mut out = Vec::new();
+    let mut stream = |data: &[u8], base: usize| -> Result<(), Error> {
+        if data.len() % 8 != 0 {
+            return Err(Error::model(
+                ISA,
+                format!("offset {base:#x}"),
+                "a stream holds whole 8-byte words",
+            ));
+        }
+        for (i, c) in data.chunks_exact(8).enumerate() {
+            if i % 4 == 0 {
+                continue;
+            }
+            let mut b = [0u8; 8];
+            b.copy_from_slice(c);
+            out.push((base + 8 * i, u64::from_le_bytes(b)));
+        }
+        Ok(())
+    };
+    if !bytes.starts_with(b"\x7fELF") {
+        stream(bytes, 0)?;
+        return Ok(out);
+    }
+    use object::{Object, ObjectSection};
+    let elf =
+        |e: object::Error| Error::model(ISA, "offset 0x0", format!("not a readable ELF file: {e}"));
+    let file = object::File::parse(bytes).map_err(elf)?;
+    for section in file.sections() {
+        if !section.name().map_err(elf)?.starts_with(".text.") {
+            continue;
+        }
+        let base = section.file_range().map_or(0, |(o, _)| o as usize);
+        stream(section.data().map_err(elf)?, base)?;
+    }
+    Ok(out)
+}
+
+/// Runs steps over `m`.
+pub(crate) fn execute(
+    m: &mut Machine,
+    steps: &[(String, Step)],
+    bindings: &Bindings,
+) -> Result<(), Error> {
+    for (at, step) in steps {
+        match step {
+            Step::Texture(inst) => texture(m, inst, bindings, at)?,
+            Step::Alu(a) => alu(m, a),
+        }
+    }
+    Ok(())
+}
+
+/// Runs the model over a whole program.
+pub fn run(program: &[u8], init: InitialFile, bindings: &Bindings) -> Result<Execution, Error> {
+    let steps = read(program)?;
+    let mut m = Machine::new(init);
+    execute(&mut m, &steps, bindings)?;
+    Ok(m.into())
+}

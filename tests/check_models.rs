@@ -1,0 +1,398 @@
+//! The semantic check's models, instruction by instruction (requests asserted field by
+//! field from the seeds), and agreement across ISAs on hand-written equivalent programs.
+
+use indexmap::IndexMap;
+use texlate::check::{
+    self, compare, CheckReport, InitialFile, LodReq, Offsets, ReqOp, Request, ResourceId, Value,
+};
+use texlate::ir::{Isa, Reg, RegFile};
+use texlate::translate::{Bindings, RegisterMap};
+
+fn snapshot(name: &str, value: &str) {
+    insta::with_settings!({snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"), prepend_module_to_snapshot => false}, {
+        insta::assert_snapshot!(name, value)
+    });
+}
+
+fn reg(file: RegFile, index: u32, sub: u32) -> Reg {
+    Reg { file, index, sub }
+}
+fn r_nv(n: u32) -> Reg {
+    reg(RegFile::Temp, n, 0)
+}
+fn r_dx(n: u32, c: u32) -> Reg {
+    reg(RegFile::Temp, n, c)
+}
+fn f(x: f32) -> u32 {
+    x.to_bits()
+}
+fn fv(x: f32) -> Value {
+    Value::Bits(x.to_bits())
+}
+
+fn init(values: &[(Reg, u32)]) -> InitialFile {
+    let mut i = InitialFile::random(7);
+    i.values = values.iter().copied().collect::<IndexMap<_, _>>();
+    i
+}
+
+const BINDINGS: &str = r#"
+[[binding]]
+dim = "2d"
+dxbc = { texture = "t0", sampler = "s1" }
+visa = { texture = "T6", sampler = "S0" }
+nvidia = { texture = "0x6e" }
+
+[[binding]]
+dim = "2d_array"
+dxbc = { texture = "t1", sampler = "s0" }
+visa = { texture = "T7", sampler = "S1" }
+nvidia = { texture = "0x70" }
+"#;
+
+fn bindings() -> Bindings {
+    Bindings::parse("bindings.toml", BINDINGS).unwrap()
+}
+
+fn one(isa: Isa, program: &str, values: &[(Reg, u32)]) -> (Request, check::Execution) {
+    let e = check::run(isa, program.as_bytes(), init(values), &bindings()).unwrap();
+    assert_eq!(e.requests.len(), 1, "{:?}", e.requests);
+    (e.requests[0].request.clone(), e)
+}
+
+#[test]
+fn nvidia_tex_ll_aoffi_dc_reads_its_slots() {
+    // seeds/nvidia-TEX.txt: Ra = s, t; Rb = LOD, toff, DC (compacted).
+    let (r, e) = one(
+        Isa::Nvidia,
+        "TEX.LL.AOFFI.DC R4, R4, R8, 0x6e, 2D, 0xf",
+        &[
+            (r_nv(4), f(0.25)),
+            (r_nv(5), f(0.75)),
+            (r_nv(8), f(2.0)),
+            // u = 3, v = -2: 0xe3 (research §4 "Offset packing").
+            (r_nv(9), 0xe3),
+            (r_nv(10), f(0.5)),
+        ],
+    );
+    assert_eq!(r.op, ReqOp::Sample);
+    assert_eq!(r.resource, ResourceId::Row(0));
+    assert_eq!(r.sampler, Some(ResourceId::Row(0)));
+    assert_eq!(r.coords, vec![fv(0.25), fv(0.75)]);
+    assert_eq!(r.lod, LodReq::Level(fv(2.0)));
+    assert_eq!(r.offsets, Offsets::Imm([3, -2, 0]));
+    assert_eq!(r.reference, Some(fv(0.5)));
+    assert_eq!(r.layer, None);
+    assert_eq!(r.channels, 0xf);
+    // Results land contiguously from Rd.
+    for c in 0..4 {
+        assert_eq!(
+            e.regs[&r_nv(4 + c)],
+            Value::Result {
+                request: 0,
+                channel: c as u8
+            }
+        );
+    }
+}
+
+#[test]
+fn nvidia_short_forms_and_layers() {
+    // Plain TLD4S: x from Ra, y from Rb (research §11).
+    let (r, e) = one(
+        Isa::Nvidia,
+        "TLD4S.G R10, R8, R13, R0, 0x6e",
+        &[(r_nv(13), f(0.5)), (r_nv(0), f(0.125))],
+    );
+    assert_eq!(r.op, ReqOp::Gather { channel: 1 });
+    assert_eq!(r.coords, vec![fv(0.5), fv(0.125)]);
+    assert_eq!(
+        e.regs[&r_nv(8)],
+        Value::Result {
+            request: 0,
+            channel: 0
+        }
+    );
+    assert_eq!(
+        e.regs[&r_nv(9)],
+        Value::Result {
+            request: 0,
+            channel: 1
+        }
+    );
+    assert_eq!(
+        e.regs[&r_nv(10)],
+        Value::Result {
+            request: 0,
+            channel: 2
+        }
+    );
+    assert_eq!(
+        e.regs[&r_nv(11)],
+        Value::Result {
+            request: 0,
+            channel: 3
+        }
+    );
+    // TEX ARRAY_2D: Ra = a (u16), s, t.
+    let (r, _) = one(
+        Isa::Nvidia,
+        "TEX R0, R4, 0x70, ARRAY_2D, 0x3",
+        &[(r_nv(4), 0x0003_0002), (r_nv(5), f(0.5)), (r_nv(6), f(1.5))],
+    );
+    assert_eq!(r.layer, Some(Value::Bits(2)));
+    assert_eq!(r.resource, ResourceId::Row(1));
+    // TLD4 offsets: 6-bit fields at an 8-bit stride.
+    let (r, _) = one(
+        Isa::Nvidia,
+        "TLD4.R.AOFFI R4, R4, R8, 0x6e, 2D, 0xf",
+        &[(r_nv(8), 0x3e03)],
+    );
+    assert_eq!(r.offsets, Offsets::Imm([3, -2, 0]));
+    // TXD: derivatives interleaved in Rb.
+    let (r, _) = one(
+        Isa::Nvidia,
+        "TXD R0, R4, R8, 0x6e, 2D, 0xf",
+        &[
+            (r_nv(8), f(1.0)),
+            (r_nv(9), f(2.0)),
+            (r_nv(10), f(3.0)),
+            (r_nv(11), f(4.0)),
+        ],
+    );
+    assert_eq!(
+        r.lod,
+        LodReq::Grad {
+            dx: vec![fv(1.0), fv(3.0)],
+            dy: vec![fv(2.0), fv(4.0)]
+        }
+    );
+}
+
+#[test]
+fn nvidia_alu_and_binary_words() {
+    let src = "MOV32I R9, 0xe3 ;\nI2I.U16.U32.SAT R4, R2 ;\nI2F.F32.U32 R3, R2 ;\nEXIT ;";
+    let e = check::run(
+        Isa::Nvidia,
+        src.as_bytes(),
+        init(&[(r_nv(2), 70000)]),
+        &bindings(),
+    )
+    .unwrap();
+    assert_eq!(e.regs[&r_nv(9)], Value::Bits(0xe3));
+    assert_eq!(e.regs[&r_nv(4)], Value::Bits(0xffff));
+    assert_eq!(e.regs[&r_nv(3)], fv(70000.0));
+    // The same word as a raw stream (control word first): TEXS.P R6, R4, R4, R5, 0x6e, 2D, RGBA.
+    let mut bytes = 0u64.to_le_bytes().to_vec();
+    bytes.extend(0xd83006e060570404u64.to_le_bytes());
+    let e = check::run(
+        Isa::Nvidia,
+        &bytes,
+        init(&[(r_nv(4), f(0.5)), (r_nv(5), f(0.25))]),
+        &bindings(),
+    )
+    .unwrap();
+    assert_eq!(e.requests[0].request.coords, vec![fv(0.5), fv(0.25)]);
+    assert_eq!(e.requests[0].at, "offset 0x8");
+    // An unknown instruction is an error naming the line.
+    let err = check::run(Isa::Nvidia, b"IADD R0, R1, R2 ;", init(&[]), &bindings()).unwrap_err();
+    assert!(err.to_string().contains("line 1"), "{err}");
+}
+
+const DX_DECLS: &str = "dcl_resource_texture2d (float,float,float,float) t0\n\
+                        dcl_resource_texture2darray (float,float,float,float) t1\n\
+                        dcl_sampler s0, mode_default\n\
+                        dcl_sampler s1, mode_default\n";
+
+#[test]
+fn dxbc_sample_l_reads_its_operands() {
+    let src = format!("{DX_DECLS}sample_l_aoffimmi(-1,2,0) r0.xyzw, r1.xyzx, t0.yxzw, s1, r2.w\n");
+    let (r, e) = one(
+        Isa::Dxbc,
+        &src,
+        &[
+            (r_dx(1, 0), f(0.25)),
+            (r_dx(1, 1), f(0.75)),
+            (r_dx(2, 3), f(3.0)),
+        ],
+    );
+    assert_eq!(r.op, ReqOp::Sample);
+    assert_eq!(r.resource, ResourceId::Row(0));
+    assert_eq!(r.coords, vec![fv(0.25), fv(0.75)]);
+    assert_eq!(r.lod, LodReq::Level(fv(3.0)));
+    assert_eq!(r.offsets, Offsets::Imm([-1, 2, 0]));
+    // The resource swizzle .yxzw: r0.x gets G, r0.y gets R.
+    assert_eq!(
+        e.regs[&r_dx(0, 0)],
+        Value::Result {
+            request: 0,
+            channel: 1
+        }
+    );
+    assert_eq!(
+        e.regs[&r_dx(0, 1)],
+        Value::Result {
+            request: 0,
+            channel: 0
+        }
+    );
+    assert_eq!(r.channels, 0xf);
+}
+
+#[test]
+fn dxbc_layers_ld_and_conversions() {
+    // Texture2DArray: the layer is .z, rounded to nearest even.
+    let src = format!("{DX_DECLS}sample r0.xy, r1.xyzx, t1.xyzw, s0\n");
+    let (r, _) = one(Isa::Dxbc, &src, &[(r_dx(1, 2), f(2.5))]);
+    assert_eq!(r.layer, Some(Value::Bits(2)));
+    // ld: the mip level is .w.
+    let src = format!("{DX_DECLS}ld r0.xyzw, r1.xyzw, t0.xyzw\n");
+    let (r, _) = one(Isa::Dxbc, &src, &[(r_dx(1, 3), 2)]);
+    assert_eq!(r.op, ReqOp::Fetch);
+    assert_eq!(r.lod, LodReq::Level(Value::Bits(2)));
+    assert_eq!(r.sampler, None);
+    // ALU around it: utof of a result stays symbolic with the conversion recorded.
+    let src = format!("{DX_DECLS}resinfo_uint r0.xy, l(0), t0.xyzw\nutof r1.x, r0.x\n");
+    let (r, e) = one(Isa::Dxbc, &src, &[]);
+    assert_eq!(r.op, ReqOp::QuerySize);
+    assert_eq!(r.lod, LodReq::Zero);
+    assert_eq!(e.regs[&r_dx(1, 0)].to_string(), "u32_to_f32(result[0].r)");
+}
+
+#[test]
+fn visa_sample_b_reads_its_parameters() {
+    let src = "sample_b.RGBA (M1, 16) 0x0:uw S0 T6 V40.0 V41.0 V42.0 V43.0\n";
+    let v = |n: u32| reg(RegFile::Temp, n, 0);
+    let (r, e) = one(
+        Isa::Visa,
+        src,
+        &[(v(41), f(1.5)), (v(42), f(0.25)), (v(43), f(0.75))],
+    );
+    assert_eq!(r.op, ReqOp::Sample);
+    assert_eq!(r.resource, ResourceId::Row(0));
+    assert_eq!(r.lod, LodReq::Bias(fv(1.5)));
+    assert_eq!(r.coords, vec![fv(0.25), fv(0.75)]);
+    assert_eq!(r.offsets, Offsets::None);
+    // SIMD16 f results: one 64-byte block per channel.
+    for c in 0..4u32 {
+        assert_eq!(
+            e.regs[&reg(RegFile::Temp, 40, 64 * c)],
+            Value::Result {
+                request: 0,
+                channel: c as u8
+            }
+        );
+    }
+    // aoffimmi U 11:8, V 7:4, R 3:0.
+    let (r, _) = one(
+        Isa::Visa,
+        "sample4.A (M1, 16) 0xf20:uw S0 T6 V40.0 V41.0 V42.0\n",
+        &[],
+    );
+    assert_eq!(r.op, ReqOp::Gather { channel: 3 });
+    assert_eq!(r.offsets, Offsets::Imm([-1, 2, 0]));
+}
+
+/// NVIDIA R(4N+c) for DX rN.c (the default register map).
+fn dx_to_nv() -> RegisterMap {
+    let mut m = RegisterMap::default();
+    for n in 0..4 {
+        for c in 0..4 {
+            m.entries.insert(r_dx(n, c), r_nv(4 * n + c));
+        }
+    }
+    m
+}
+
+fn dx_vs_nv(nv: &str) -> CheckReport {
+    let dx = format!("{DX_DECLS}sample r0.xyzw, r1.xyxx, t0.xyzw, s1\n");
+    compare(
+        Isa::Dxbc,
+        dx.as_bytes(),
+        Isa::Nvidia,
+        nv.as_bytes(),
+        &bindings(),
+        &dx_to_nv(),
+        42,
+    )
+    .unwrap()
+}
+
+#[test]
+fn dx_sample_agrees_with_nvidia_tex() {
+    let report = dx_vs_nv("TEX R0, R4, 0x6e, 2D, 0xf");
+    assert!(report.agrees(), "{report}");
+    assert_eq!(report.registers_compared, 4);
+    // The short form reads the same.
+    let report = dx_vs_nv("TEXS R2, R0, R4, R5, 0x6e, 2D, RGBA");
+    assert!(report.agrees(), "{report}");
+}
+
+#[test]
+fn swapped_coordinates_disagree_naming_the_coordinate() {
+    let report = dx_vs_nv("MOV R8, R4 ;\nMOV R9, R5 ;\nTEX R0, R8, 0x6e, 2D, 0xf ;");
+    assert!(report.agrees(), "{report}");
+    let report = dx_vs_nv("MOV R8, R5 ;\nMOV R9, R4 ;\nTEX R0, R8, 0x6e, 2D, 0xf ;");
+    assert!(!report.agrees());
+    let fields: Vec<&str> = report.pairs[0]
+        .diffs
+        .iter()
+        .map(|d| d.field.as_str())
+        .collect();
+    assert_eq!(fields, ["coordinate u", "coordinate v"]);
+    // The scratch registers R8, R9 are not source registers: they are not compared.
+    snapshot(
+        "check_disagreement_swapped_coordinates",
+        &report.to_string(),
+    );
+}
+
+#[test]
+fn dropped_result_channel_and_wrong_texture_disagree() {
+    let report = dx_vs_nv("TEX R0, R4, 0x70, 2D, 0x7");
+    assert!(!report.agrees());
+    snapshot("check_disagreement_texture_and_mask", &report.to_string());
+}
+
+#[test]
+fn dx_array_layer_agrees_with_nvidia_after_conversion() {
+    // DX Texture2DArray sample; NVIDIA gets the layer through I2I of an F2I.RNE, as a
+    // translation would emit around the texture instruction.
+    let dx = format!("{DX_DECLS}sample r0.xyzw, r1.xyzx, t1.xyzw, s0\n");
+    let nv = "F2I.U32.ROUND R12, R6 ;\nI2I.U16.U32.SAT R12, R12 ;\nMOV R13, R4 ;\nMOV R14, R5 ;\nTEX R0, R12, 0x70, ARRAY_2D, 0xf ;";
+    let report = compare(
+        Isa::Dxbc,
+        dx.as_bytes(),
+        Isa::Nvidia,
+        nv.as_bytes(),
+        &bindings(),
+        &dx_to_nv(),
+        3,
+    )
+    .unwrap();
+    assert!(report.agrees(), "{report}");
+}
+
+#[test]
+fn dx_sample_agrees_with_visa_sample() {
+    let dx = format!("{DX_DECLS}sample_b r0.xyzw, r1.xyxx, t0.xyzw, s1, r2.x\n");
+    let visa = "sample_b.RGBA (M1, 16) 0x0:uw S0 T6 V40.0 V41.0 V42.0 V43.0\n";
+    let mut m = RegisterMap::default();
+    m.entries.insert(r_dx(1, 0), reg(RegFile::Temp, 42, 0));
+    m.entries.insert(r_dx(1, 1), reg(RegFile::Temp, 43, 0));
+    m.entries.insert(r_dx(2, 0), reg(RegFile::Temp, 41, 0));
+    for c in 0..4 {
+        m.entries.insert(r_dx(0, c), reg(RegFile::Temp, 40, 64 * c));
+    }
+    let report = compare(
+        Isa::Dxbc,
+        dx.as_bytes(),
+        Isa::Visa,
+        visa.as_bytes(),
+        &bindings(),
+        &m,
+        9,
+    )
+    .unwrap();
+    assert!(report.agrees(), "{report}");
+}
