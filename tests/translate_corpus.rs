@@ -9,16 +9,18 @@ mod support;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use texlate::check;
 use texlate::error::Error;
-use texlate::ir::{Item, Program};
-use texlate::translate::{translate_program, Options};
-use texlate::{isa, Isa, ReadOptions};
+use texlate::translate::{self, translate, Options};
+use texlate::{Isa, ReadOptions};
 
 #[derive(Default)]
 struct Tally {
     instructions: usize,
     translated: usize,
+    agree: usize,
     round_trips: usize,
+    round_trips_agree: usize,
     refused: BTreeMap<String, usize>,
     failures: Vec<String>,
 }
@@ -36,89 +38,121 @@ fn walk(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// One program per texture instruction of `p`, each with `p`'s declarations and state.
-fn singles(p: &Program) -> Vec<Program> {
-    p.items
+/// Whether a line of `isa` text declares something the program's instructions need (DX
+/// profile and `dcl_*` lines, vISA `.` directives).
+fn is_declaration(isa: Isa, line: &str) -> bool {
+    let t = line.trim_start();
+    match isa {
+        Isa::Dxbc => {
+            t.starts_with("dcl_") || ["ps_", "vs_", "cs_", "gs_", "hs_", "ds_"].iter().any(|p| t.starts_with(p))
+        }
+        Isa::Visa => t.starts_with('.'),
+        Isa::Nvidia => false,
+    }
+}
+
+/// One program text per texture instruction of `text`: the declarations and that line.
+fn singles(isa: Isa, text: &str) -> Vec<String> {
+    let p = texlate::parse_text_with(isa, text, ReadOptions { igc_compatible: true }).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let decls: String = lines
         .iter()
-        .filter(|i| matches!(i, Item::Tex(_)))
-        .map(|i| Program {
-            items: vec![i.clone()],
-            ..p.clone()
-        })
+        .filter(|l| is_declaration(isa, l))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    p.tex_instrs()
+        .map(|t| format!("{decls}{}\n", lines[t.span.line as usize - 1]))
         .collect()
 }
 
-fn run(tally: &mut Tally, name: &str, p: Program, from: Isa, to: Isa, bindings: &Option<(String, String)>) {
-    tally.instructions += 1;
-    let mut o = Options::new(from, to);
-    o.bindings = bindings.clone();
-    o.read = ReadOptions { igc_compatible: true };
-    match translate_program(p, &o) {
-        Ok(t) => {
-            tally.translated += 1;
-            // Back to the source ISA, through the target's own reader.
-            let back = texlate::decode_with(to, &t.output, o.read).and_then(|q| {
-                let mut r = Options::new(to, from);
-                r.read = o.read;
-                if from == Isa::Visa || to == Isa::Visa {
-                    // The way back needs the dimension of the vISA side too.
-                    r.bindings = bindings.clone().map(|(n, text)| (n, swap_rows(&text, from, to)));
-                }
-                translate_program(q, &r)
-            });
-            match back {
-                Ok(_) => tally.round_trips += 1,
-                Err(Error::Unsupported(u)) => {
-                    *tally.refused.entry(format!("(way back) {}", u.why)).or_default() += 1
-                }
-                Err(e) => tally.failures.push(format!("{name}: way back: {e}")),
-            }
+fn why(e: &Error) -> Option<String> {
+    match e {
+        Error::Unsupported(u) => {
+            let why: String = u.why.lines().next().unwrap_or("").chars().take(110).collect();
+            Some(format!("{}: {why}", u.what.chars().take(50).collect::<String>()))
         }
-        Err(Error::Unsupported(u)) => {
-            let why: String = u.why.lines().next().unwrap_or("").chars().take(120).collect();
-            *tally.refused.entry(format!("{}: {why}", u.what.chars().take(60).collect::<String>())).or_default() += 1;
-        }
-        Err(e) => tally.failures.push(format!("{name}: {e}")),
+        _ => None,
     }
 }
 
-/// The bindings rows of a vISA-source file, completed for the way back: each row also names
-/// the other ISA's default slot, so that the target's resource finds its row.
-fn swap_rows(text: &str, from: Isa, to: Isa) -> String {
-    let _ = (from, to);
-    let mut out = String::new();
-    for line in text.lines() {
-        out.push_str(line);
-        out.push('\n');
-        if let Some(rest) = line.strip_prefix("visa = { texture = \"T") {
-            let n: u32 = rest.trim_end_matches("\" }").parse().unwrap_or(6);
-            let slot = n.saturating_sub(6);
-            out.push_str(&format!("dxbc = {{ texture = \"t{slot}\" }}\nnvidia = {{ texture = \"{slot:#x}\" }}\n"));
+fn run(tally: &mut Tally, src: &str, from: Isa, to: Isa, bindings: &Option<(String, String)>) {
+    tally.instructions += 1;
+    let name = src.lines().last().unwrap_or("").trim().to_string();
+    let mut o = Options::new(from, to);
+    o.bindings = bindings.clone();
+    o.read = ReadOptions { igc_compatible: true };
+    let t = match translate(src.as_bytes(), &o) {
+        Ok(t) => t,
+        Err(e) => {
+            match why(&e) {
+                Some(w) => *tally.refused.entry(w).or_default() += 1,
+                None => tally.failures.push(format!("{name}: {e}")),
+            }
+            return;
         }
+    };
+    tally.translated += 1;
+    match translate::check(src.as_bytes(), &t, &o, 1) {
+        Ok(r) if r.agrees() => tally.agree += 1,
+        Ok(r) => tally.failures.push(format!("{name}: the check disagrees:\n{r}")),
+        Err(e) => tally.failures.push(format!("{name}: the check cannot read it: {e}")),
     }
-    out
+    // Back to the source ISA, with the bindings the way there used.
+    let mut r = Options::new(to, from);
+    r.bindings = Some(("bindings".into(), t.bindings.to_toml()));
+    let text = match texlate::isa::codec(to).print_text(&t.program) {
+        Ok(text) => text,
+        Err(e) => return tally.failures.push(format!("{name}: output does not print: {e}")),
+    };
+    let back = match translate(text.as_bytes(), &r) {
+        Ok(b) => b,
+        Err(e) => {
+            match why(&e) {
+                Some(w) => *tally.refused.entry(format!("(way back) {w}")).or_default() += 1,
+                None => tally.failures.push(format!("{name}: way back: {e}\n{text}")),
+            }
+            return;
+        }
+    };
+    tally.round_trips += 1;
+    let back_text = texlate::isa::codec(from).print_text(&back.program).unwrap();
+    let (m1, m2) = (&t.regmap, &back.regmap);
+    match check::compare_with(
+        from,
+        src.as_bytes(),
+        from,
+        back_text.as_bytes(),
+        &t.bindings,
+        &|reg| m1.get(&reg).and_then(|x| m2.get(&x)),
+        1,
+    ) {
+        Ok(c) if c.agrees() => tally.round_trips_agree += 1,
+        Ok(c) => tally.failures.push(format!("{name}: A -> B -> A disagrees:\n{c}")),
+        Err(e) => tally.failures.push(format!("{name}: A -> B -> A unreadable: {e}")),
+    }
 }
 
 fn report(from: Isa, to: Isa, t: &Tally) {
     println!(
-        "{} -> {}: {} instructions, {} translated, {} back to {}",
+        "{} -> {}: {} instructions, {} translated ({} agree), {} back to {} ({} agree)",
         from.name(),
         to.name(),
         t.instructions,
         t.translated,
+        t.agree,
         t.round_trips,
-        from.name()
+        from.name(),
+        t.round_trips_agree,
     );
     for (why, n) in &t.refused {
         println!("    {n:5} refused: {why}");
     }
-    for f in t.failures.iter().take(10) {
+    for f in t.failures.iter().take(8) {
         println!("    FAILURE {f}");
     }
 }
 
-fn sources(from: Isa) -> Option<Vec<(String, Program, Option<(String, String)>)>> {
-    let read = ReadOptions { igc_compatible: true };
+fn sources(from: Isa) -> Option<Vec<(String, Option<(String, String)>)>> {
     let mut out = Vec::new();
     match from {
         Isa::Dxbc => {
@@ -126,10 +160,9 @@ fn sources(from: Isa) -> Option<Vec<(String, Program, Option<(String, String)>)>
             let mut files = Vec::new();
             walk(&dir, ".dxbc", &mut files);
             for f in files {
-                let p = texlate::decode_with(from, &std::fs::read(&f).unwrap(), read).unwrap();
-                for s in singles(&p) {
-                    out.push((f.display().to_string(), s, None));
-                }
+                let p = texlate::decode(from, &std::fs::read(&f).unwrap()).unwrap();
+                let text = texlate::isa::codec(from).print_text(&p).unwrap();
+                out.extend(singles(from, &text).into_iter().map(|s| (s, None)));
             }
         }
         Isa::Nvidia => {
@@ -139,8 +172,7 @@ fn sources(from: Isa) -> Option<Vec<(String, Program, Option<(String, String)>)>
                 if line.starts_with('#') || cols.len() < 3 || !matches!(cols[0], "sm_50" | "sm_52") {
                     continue;
                 }
-                let p = isa::codec(Isa::Nvidia).decode_hex(&[cols[1]]).unwrap();
-                out.push((format!("{} {}", cols[1], cols[2]), p, None));
+                out.push((format!("{}\n", cols[2]), None));
             }
         }
         Isa::Visa => {
@@ -148,11 +180,9 @@ fn sources(from: Isa) -> Option<Vec<(String, Program, Option<(String, String)>)>
             let mut files = Vec::new();
             walk(&dir, ".visaasm", &mut files);
             for f in files {
-                let p = texlate::decode_with(from, &std::fs::read(&f).unwrap(), read).unwrap();
+                let text = std::fs::read_to_string(&f).unwrap();
                 let bindings = support::visa_corpus_bindings(&f).map(|b| ("bindings".to_string(), b));
-                for s in singles(&p) {
-                    out.push((f.display().to_string(), s, bindings.clone()));
-                }
+                out.extend(singles(from, &text).into_iter().map(|s| (s, bindings.clone())));
             }
         }
     }
@@ -167,8 +197,8 @@ fn direction(from: Isa) {
             continue;
         }
         let mut tally = Tally::default();
-        for (name, p, bindings) in &list {
-            run(&mut tally, name, p.clone(), from, to, bindings);
+        for (src, bindings) in &list {
+            run(&mut tally, src, from, to, bindings);
         }
         report(from, to, &tally);
         failed.extend(tally.failures);

@@ -556,7 +556,8 @@ fn reg_key(r: Reg) -> u64 {
         RegFile::ConstantBuffer => 5,
         RegFile::ImmConstantBuffer => 6,
         RegFile::Predicate => 7,
-        RegFile::Other(t) => 8 + u64::from(t),
+        RegFile::Virtual => 8,
+        RegFile::Other(t) => 9 + u64::from(t),
     };
     (file << 56) ^ (u64::from(r.index) << 20) ^ u64::from(r.sub)
 }
@@ -734,7 +735,7 @@ impl Error {
             reason: reason.into(),
         }
     }
-    pub(crate) fn read(isa: Isa, source: crate::Error) -> Self {
+    pub fn read(isa: Isa, source: crate::Error) -> Self {
         Error::Read {
             isa: isa.name(),
             source,

@@ -360,6 +360,16 @@ impl Bindings {
         }
     }
 
+    /// Every row as a bindings file (what `--bindings` reads back: a translation's bindings
+    /// serve the way back).
+    pub fn to_toml(&self) -> String {
+        self.rows
+            .iter()
+            .map(Self::row_toml)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     /// The `[[binding]]` row a user would add for `row`, as TOML.
     pub fn row_toml(row: &Binding) -> String {
         let mut s = format!("[[binding]]\ndim = \"{}\"\n", dim_name(row.dim));

@@ -67,12 +67,15 @@ impl Options {
     }
 }
 
-/// A translation: the output bytes, the target program they encode, and the Report.
+/// A translation: the output bytes, the target program they encode, the Report, and the
+/// bindings and register map it used (every default filled in).
 #[derive(Clone, Debug)]
 pub struct Translation {
     pub output: Vec<u8>,
     pub program: Program,
     pub report: Report,
+    pub bindings: Bindings,
+    pub regmap: RegisterMap,
 }
 
 /// Whether `program` needs implicit derivatives (a pixel shader).
@@ -99,6 +102,9 @@ pub struct Lowered {
     /// The DX stage the target gets.
     pub stage: Option<Stage>,
     pub report: Report,
+    /// The bindings and register map in force, defaults included.
+    pub bindings: Bindings,
+    pub regmap: RegisterMap,
 }
 
 /// Translates a decoded program.
@@ -106,11 +112,13 @@ pub fn translate_program(source: Program, options: &Options) -> Result<Translati
     if options.from == options.to {
         let output = crate::encode(options.to, &source, options.emit)?;
         let (bindings, regmap) = parse_files(options)?;
-        let report = Report::identity(&source, bindings, regmap);
+        let report = Report::identity(&source, bindings.clone(), regmap.clone());
         return Ok(Translation {
             output,
             program: source,
             report,
+            bindings,
+            regmap,
         });
     }
     let lowered = lower_program(&source, options)?;
@@ -124,6 +132,8 @@ pub fn translate_program(source: Program, options: &Options) -> Result<Translati
         output,
         program,
         report: lowered.report,
+        bindings: lowered.bindings,
+        regmap: lowered.regmap,
     })
 }
 
@@ -206,5 +216,35 @@ pub fn lower_program(source: &Program, options: &Options) -> Result<Lowered, Err
         Stage::Compute
     }));
     let report = Report::new(source, &ir, &ctx, non_texture, stage);
-    Ok(Lowered { ir, stage, report })
+    Ok(Lowered {
+        ir,
+        stage,
+        report,
+        bindings: ctx.bindings,
+        regmap: ctx.regmap,
+    })
+}
+
+/// Checks a translation with the semantic models (`crate::check`): the source `input` and
+/// the translation's text, run from one random register file (`seed`) through the
+/// translation's register map and bindings, must ask the sampler the same and leave the same
+/// values in the source's registers.
+pub fn check(
+    input: &[u8],
+    translation: &Translation,
+    options: &Options,
+    seed: u64,
+) -> Result<crate::check::CheckReport, crate::check::Error> {
+    let text = codec(options.to)
+        .print_text(&translation.program)
+        .map_err(|e| crate::check::Error::read(options.to, e))?;
+    crate::check::compare(
+        options.from,
+        input,
+        options.to,
+        text.as_bytes(),
+        &translation.bindings,
+        &translation.regmap,
+        seed,
+    )
 }

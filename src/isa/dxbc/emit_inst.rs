@@ -457,14 +457,15 @@ pub fn build(ir: &TexInstr, env: Env) -> Result<Instruction, Error> {
                 let mut lanes = ir.coord.clone();
                 lanes.extend(ir.array_index);
                 if layout.mip {
-                    match &ir.lod {
-                        Lod::Level(l) => lanes.push(*l),
-                        Lod::Zero | Lod::Implicit => lanes.push(Scalar::Imm(Imm {
+                    let mip = match &ir.lod {
+                        Lod::Level(l) => *l,
+                        Lod::Zero | Lod::Implicit => Scalar::Imm(Imm {
                             bits: 0,
                             ty: ScalarType::I32,
-                        })),
+                        }),
                         _ => return refuse("the LOD", "ld reads an explicit level"),
-                    }
+                    };
+                    lanes = super::lift::with_mip(lanes, mip);
                 } else if ir.op == TexOp::Fetch && matches!(ir.lod, Lod::Level(_)) {
                     return refuse("the LOD", "this resource has no mip levels");
                 }
@@ -800,7 +801,7 @@ fn patch(ir: &TexInstr, template: &Instruction, decls: &Decls) -> Result<Instruc
                     let layout = coord_layout(ir.dim, tex.lod, lanes.len());
                     if layout.mip {
                         if let Lod::Level(l) = &ir.lod {
-                            lanes.push(*l);
+                            lanes = super::lift::with_mip(lanes, *l);
                         }
                     }
                     set(Role::Coord, vector(&b, &lanes)?, &mut out);

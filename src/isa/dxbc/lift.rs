@@ -273,6 +273,20 @@ pub fn coord_layout(dim: Dimension, rule: LodRule, lanes: usize) -> CoordLayout 
     }
 }
 
+/// The address lane `ld` reads its mip level from: `.w` (`srcAddress.a`), whatever the
+/// dimension (ld (sm4 - asm): "srcAddress.a (POS-swizzle) always provides the unsigned
+/// integer mipmap level"; vkd3d reads it the same way).
+pub const MIP_LANE: usize = 3;
+
+/// The address lanes of an `ld`: the coordinates and layer in lanes 0.., then the mip level
+/// in [`MIP_LANE`]; the lanes between repeat the first, as fxc writes unused lanes.
+pub fn with_mip(mut lanes: Vec<Scalar>, mip: Scalar) -> Vec<Scalar> {
+    let first = lanes.first().copied().unwrap_or(mip);
+    lanes.resize(MIP_LANE, first);
+    lanes.push(mip);
+    lanes
+}
+
 /// The dimension of the resource `res` of `instr`.
 pub fn dimension(instr: &Instruction, res: &Operand, decls: &Decls) -> Dimension {
     let code = match instr.resource_dim() {
@@ -388,9 +402,9 @@ pub fn lift(instr: &Instruction, decls: &Decls) -> Option<TexInstr> {
             }
         }
         LodRule::Coord => match (role(Role::Coord), layout) {
-            (Some(c), Some(l)) if l.mip => {
-                Lod::Level(scalar(c, l.spatial + usize::from(l.arrayed), coord_ty))
-            }
+            // "srcAddress.a (POS-swizzle) always provides the unsigned integer mipmap
+            // level" (ld (sm4 - asm)), whatever the dimension.
+            (Some(c), Some(l)) if l.mip => Lod::Level(scalar(c, MIP_LANE, coord_ty)),
             _ => Lod::Zero,
         },
     };
