@@ -251,3 +251,58 @@ fn nvidia_listing_to_dx_and_visa_folds_the_offset() {
     let folded = r.is_ok_and(|t| String::from_utf8(t.output).unwrap().contains("(1,-2,0)"));
     assert!(!folded);
 }
+
+// ---- DXBC -------------------------------------------------------------------------------
+
+const DX_HEAD: &str = "ps_5_0\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_sampler s0, mode_default\ndcl_temps 3\n";
+const DX_SAMPLE_L: &str = "sample_l r0.xyzw, r1.xyxx, t0.xyzw, s0, r2.x\n";
+
+fn dx(body: &str) -> Vec<Vec<(Reg, u32)>> {
+    let text = format!("{DX_HEAD}{body}{DX_SAMPLE_L}ret\n");
+    let from_text = constants(Isa::Dxbc, text.as_bytes());
+    // The same program as a token stream gives the same constants.
+    let p = texlate::decode(Isa::Dxbc, text.as_bytes()).unwrap();
+    let binary = texlate::encode(Isa::Dxbc, &p, texlate::Form::Binary).unwrap();
+    assert_eq!(constants(Isa::Dxbc, &binary), from_text, "{text}");
+    from_text
+}
+
+#[test]
+fn dxbc_mov_immediates_fold() {
+    let c = dx("mov r2.x, l(0)\nmov r2.yz, l(0, 3, 4, 0)\nmov r1.w, r2.z\n");
+    assert_eq!(holds(&c[0], temp(2, 0)), Some(0));
+    assert_eq!(holds(&c[0], temp(2, 1)), Some(3));
+    assert_eq!(holds(&c[0], temp(2, 2)), Some(4));
+    assert_eq!(holds(&c[0], temp(2, 3)), None);
+    assert_eq!(holds(&c[0], temp(1, 3)), Some(4));
+    let c = dx("mov r2.xyzw, l(1.000000)\n");
+    assert_eq!(holds(&c[0], temp(2, 0)), Some(0x3f80_0000));
+    assert_eq!(holds(&c[0], temp(2, 3)), Some(0x3f80_0000));
+}
+
+#[test]
+fn dxbc_overwritten_or_behind_flow_control_does_not_fold() {
+    for body in [
+        "mov r2.x, l(0)\nadd r2.x, r2.x, l(1.000000)\n",
+        "mov r2.x, l(0)\nmov_sat r2.x, l(2.000000)\n",
+        "mov r2.x, l(0)\nmov r2.x, r1.y\n",
+        "mov r2.x, l(0)\nsincos r2.x, null, r1.x\n",
+        "mov r2.x, l(0)\nsample r2.xyzw, r1.xyxx, t0.xyzw, s0\n",
+        "mov r2.x, l(0)\nif_nz r1.x\nendif\n",
+        "mov r2.x, l(0)\nloop\nbreak\nendloop\n",
+    ] {
+        let c = dx(body);
+        assert_eq!(holds(c.last().unwrap(), temp(2, 0)), None, "{body}");
+    }
+    // Writing other components keeps r2.x.
+    let c = dx("mov r2.x, l(0)\nadd r2.yzw, r1.xxyz, l(1.0, 1.0, 1.0, 0)\n");
+    assert_eq!(holds(&c[0], temp(2, 0)), Some(0));
+}
+
+#[test]
+fn dxbc_constant_lod_folds_in_translation() {
+    let text = format!("{DX_HEAD}mov r2.x, l(0)\n{DX_SAMPLE_L}ret\n");
+    let t = translate(text.as_bytes(), &Options::new(Isa::Dxbc, Isa::Nvidia)).unwrap();
+    let out = String::from_utf8(t.output).unwrap();
+    assert!(out.contains(".LZ"), "{out}");
+}
