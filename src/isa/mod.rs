@@ -6,6 +6,7 @@
 //! ([`Codec::emit`]). What it can express is data: [`Codec::caps`] (from
 //! `mappings/targets.toml`) and, for register-vector constraints, [`Codec::register_groups`].
 
+pub mod constants;
 pub mod dxbc;
 pub mod hex;
 pub mod nvidia;

@@ -14,6 +14,7 @@
 //! input) or its text (listing input).
 
 mod asm;
+mod constants;
 pub mod container;
 pub mod disasm;
 mod emit;
@@ -591,6 +592,9 @@ pub fn readme_table() -> String {
 pub struct DxbcCodec;
 
 impl crate::isa::Codec for DxbcCodec {
+    fn constants(&self, program: &Program) -> Vec<Vec<(crate::ir::Reg, u32)>> {
+        constants::constants(program)
+    }
     fn register_groups(&self, t: &crate::ir::TexInstr) -> Result<Vec<crate::isa::RegGroup>, Error> {
         Ok(groups::register_groups(t))
     }

@@ -35,6 +35,8 @@ pub struct TexRow {
 pub struct File {
     pub opcodes: Vec<OpcodeRow>,
     pub conditional_ops: Vec<String>,
+    pub flow_control_ops: Vec<String>,
+    pub constant_move: String,
     pub decl_layouts: Vec<(u16, i8)>,
     pub wine_aliases: Vec<(String, String)>,
     pub wine_words: Vec<(String, String)>,

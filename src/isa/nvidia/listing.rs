@@ -27,7 +27,7 @@ pub(super) fn hex_comment(line: &str) -> Option<(usize, u64, usize)> {
 }
 
 /// The end of a line's lead: indentation, an address `/*0018*/` and a dual-issue `{`.
-fn lead_end(line: &str) -> usize {
+pub(super) fn lead_end(line: &str) -> usize {
     let b = line.as_bytes();
     let skip_ws = |mut i: usize| {
         while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {

@@ -12,6 +12,7 @@
 
 pub mod alu;
 mod binary;
+mod constants;
 pub mod control;
 mod emit;
 mod emit_inst;
@@ -238,6 +239,9 @@ impl crate::isa::Codec for NvidiaCodec {
     }
     fn register_groups(&self, t: &TexInstr) -> Result<Vec<crate::isa::RegGroup>, Error> {
         emit_inst::register_groups(t)
+    }
+    fn constants(&self, program: &Program) -> Vec<Vec<(crate::ir::Reg, u32)>> {
+        constants::constants(program)
     }
     fn emit(&self, ir: &Program, options: &crate::isa::EmitOptions) -> Result<Program, Error> {
         emit::emit_program(ir, options)
