@@ -955,6 +955,11 @@ pub(crate) fn read(program: &[u8]) -> Result<Vec<(String, Step)>, Error> {
     if crate::isa::nvidia::looks_binary(program) {
         for (offset, word) in words(program)? {
             let at = format!("offset {offset:#x}");
+            // An unconditional EXIT ends the program: what follows (ptxas's closing BRA to
+            // itself) is never reached.
+            if word >> 52 == 0xe30 && (word >> 16) & 0xf == 7 {
+                break;
+            }
             match decode_word(word) {
                 Ok(Some(inst)) => steps.push((at, Step::Texture(inst))),
                 Err(e) => return Err(Error::model(ISA, at, format!("word {word:#018x}: {e}"))),
@@ -985,6 +990,10 @@ pub(crate) fn read(program: &[u8]) -> Result<Vec<(String, Step)>, Error> {
             Some(rest) => rest.split_once(char::is_whitespace).map_or("", |x| x.1),
             None => inst,
         };
+        if inst.trim() == "EXIT" {
+            // An unconditional EXIT ends the program (see above).
+            break;
+        }
         if let Some(a) = parse_alu(body).map_err(|e| Error::model(ISA, &at, e))? {
             steps.push((at, Step::Alu(a)));
         }
