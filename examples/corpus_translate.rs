@@ -44,7 +44,11 @@ fn main() {
         .map(|p| (p.clone(), std::fs::read_to_string(p).unwrap()));
     for (from, list) in sources {
         for to in [Isa::Visa, Isa::Dxbc, Isa::Nvidia] {
-            if to == from || only.as_deref().is_some_and(|o| o != format!("{}-{}", from.name(), to.name())) {
+            if to == from
+                || only
+                    .as_deref()
+                    .is_some_and(|o| o != format!("{}-{}", from.name(), to.name()))
+            {
                 continue;
             }
             let mut ok_files = 0;
@@ -52,7 +56,9 @@ fn main() {
             let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
             for f in &list {
                 let bytes = std::fs::read(f).unwrap();
-                let read = ReadOptions { igc_compatible: true };
+                let read = ReadOptions {
+                    igc_compatible: true,
+                };
                 let Ok(p) = texlate::decode_with(from, &bytes, read) else {
                     *reasons.entry("source does not decode".into()).or_default() += 1;
                     continue;
@@ -72,7 +78,12 @@ fn main() {
                         let msg = e.to_string();
                         let key = msg
                             .split(": ")
-                            .skip_while(|s| s.starts_with("line") || s.starts_with("byte") || s.starts_with("unsupported") || s.starts_with("invalid"))
+                            .skip_while(|s| {
+                                s.starts_with("line")
+                                    || s.starts_with("byte")
+                                    || s.starts_with("unsupported")
+                                    || s.starts_with("invalid")
+                            })
                             .collect::<Vec<_>>()
                             .join(": ");
                         let key: String = key.chars().take(160).collect();

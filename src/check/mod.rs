@@ -476,7 +476,12 @@ impl Request {
                     .join(", "),
             ));
         }
-        out.push(("channel mask".to_string(), format!("{:#x}", self.channels)));
+        // A gather fetches four texels whatever the mask (vISA sample4 writes all four):
+        // its mask asks the sampler nothing, and where each wanted channel lands is compared
+        // with the registers.
+        if !matches!(self.op, ReqOp::Gather { .. }) {
+            out.push(("channel mask".to_string(), format!("{:#x}", self.channels)));
+        }
         out.push(("residency".to_string(), self.residency.to_string()));
         out
     }

@@ -510,10 +510,12 @@ enum AluKind {
     I2F {
         signed: bool,
     },
-    /// F2I: destination signed, rounding (0 RNE, 1 floor, 2 ceil, 3 trunc).
+    /// F2I: destination signed, rounding (0 RNE, 1 floor, 2 ceil, 3 trunc); `dst16`: a
+    /// 16-bit destination, saturated (`F2I.U16.F32`).
     F2I {
         signed: bool,
         round: u8,
+        dst16: bool,
     },
     /// I2I to a 16- or 32-bit unsigned/signed destination, saturating or not.
     I2I {
@@ -562,7 +564,11 @@ fn alu(m: &mut Machine, a: &Alu) {
         AluKind::Mov => read_src(m, &a.srcs[0], Role::Float, false),
         AluKind::I2F { signed } => read_src(m, &a.srcs[0], Role::SmallInt, false)
             .unary(if signed { O::I32ToF32 } else { O::U32ToF32 }),
-        AluKind::F2I { signed, round } => {
+        AluKind::F2I {
+            signed,
+            round,
+            dst16,
+        } => {
             let x = read_src(m, &a.srcs[0], Role::Float, true);
             let x = match round {
                 0 => x.unary(O::RoundNe),
@@ -570,7 +576,13 @@ fn alu(m: &mut Machine, a: &Alu) {
                 2 => x.unary(O::RoundPi),
                 _ => x,
             };
-            x.unary(if signed { O::F32ToI32 } else { O::F32ToU32 })
+            if dst16 && !signed {
+                // An unsigned 16-bit destination saturates to [0, 65535], NaN to 0: the
+                // semantic layer of a float (ptxas's cvt.rni.u16.f32 is this one F2I).
+                x.unary(O::FloatLayer)
+            } else {
+                x.unary(if signed { O::F32ToI32 } else { O::F32ToU32 })
+            }
         }
         AluKind::I2I {
             dst16,
@@ -722,7 +734,7 @@ fn parse_alu(text: &str) -> Result<Option<Alu>, String> {
         }
         "F2I" => {
             known_mods(&[
-                "F32", "S32", "U32", "TRUNC", "FLOOR", "CEIL", "ROUND", "FTZ",
+                "F32", "S32", "U32", "U16", "TRUNC", "FLOOR", "CEIL", "ROUND", "FTZ",
             ])?;
             let round = if mods.contains(&"TRUNC") {
                 3
@@ -735,8 +747,9 @@ fn parse_alu(text: &str) -> Result<Option<Alu>, String> {
             };
             (
                 AluKind::F2I {
-                    signed: !mods.contains(&"U32"),
+                    signed: !mods.contains(&"U32") && !mods.contains(&"U16"),
                     round,
+                    dst16: mods.contains(&"U16"),
                 },
                 vec![src(1)?],
             )

@@ -295,30 +295,109 @@ impl Display for TexInstr {
 pub fn display_program(program: &Program) -> String {
     let mut out = String::new();
     for item in &program.items {
-        match item {
-            Item::Tex(t) => {
-                let _ = writeln!(out, "{t}");
+        write_item(&mut out, item);
+        out.push('\n');
+    }
+    out
+}
+
+/// One item's line, without its line terminator.
+fn write_item(out: &mut String, item: &Item) {
+    let _ = match item {
+        Item::Tex(t) => write!(out, "{t}"),
+        Item::Alu(a) => write!(out, "{a}"),
+        Item::Comment(c) => write!(out, "// {}", c.text),
+        Item::Opaque(o) => match &o.text {
+            Some(text) => write!(out, "opaque line {} ({} bytes)", o.span.line, text.len()),
+            None => write!(
+                out,
+                "opaque @{:#x} ({} bytes)",
+                o.span.offset,
+                o.bytes.len()
+            ),
+        },
+    };
+}
+
+impl Display for Exec {
+    /// `16:M1`, `8:M3_NM`: the lanes and the execution mask (vISA `(M1, 16)`, `(M3_NM, 8)`).
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:M{}{}",
+            self.size,
+            (self.mask & 7) + 1,
+            if self.mask & 8 != 0 { "_NM" } else { "" }
+        )
+    }
+}
+
+fn quoted(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// The declarations of a program, one line each, as [`parse_program`](super::parse_program)
+/// reads them (`display_program` leaves them out):
+///
+/// ```text
+/// resource #0 "t0" 2d return=f32
+/// resource #1 "t1" 2dms return=(unorm, unorm, f32, f32) samples=4
+/// sampler #0 "s0" comparison
+/// variable "V32" type="f" elts=64
+/// ```
+pub fn display_declarations(program: &Program) -> String {
+    let mut out = String::new();
+    for (i, r) in &program.resources {
+        let _ = write!(out, "resource #{i} {} {}", quoted(&r.name), r.dim);
+        match r.return_type {
+            None => {}
+            Some([a, b, c, d]) if [b, c, d].iter().all(|t| *t == a) => {
+                let _ = write!(out, " return={a}");
             }
-            Item::Alu(a) => {
-                let _ = writeln!(out, "{a}");
-            }
-            Item::Comment(c) => {
-                let _ = writeln!(out, "// {}", c.text);
-            }
-            Item::Opaque(o) => {
-                let _ = match &o.text {
-                    Some(text) => {
-                        writeln!(out, "opaque line {} ({} bytes)", o.span.line, text.len())
-                    }
-                    None => writeln!(
-                        out,
-                        "opaque @{:#x} ({} bytes)",
-                        o.span.offset,
-                        o.bytes.len()
-                    ),
-                };
+            Some([a, b, c, d]) => {
+                let _ = write!(out, " return=({a}, {b}, {c}, {d})");
             }
         }
+        if let Some(n) = r.sample_count {
+            let _ = write!(out, " samples={n}");
+        }
+        out.push('\n');
+    }
+    for (i, s) in &program.samplers {
+        let _ = write!(out, "sampler #{i} {}", quoted(&s.name));
+        if s.comparison {
+            out.push_str(" comparison");
+        }
+        out.push('\n');
+    }
+    for v in program.variables.values() {
+        let _ = writeln!(
+            out,
+            "variable {} type={} elts={}",
+            quoted(&v.name),
+            quoted(&v.ty),
+            v.num_elts
+        );
+    }
+    out
+}
+
+/// Everything [`parse_program`](super::parse_program) reads back: the declarations
+/// ([`display_declarations`]), then the items as [`display_program`] prints them, each
+/// texture and ALU instruction with its SIMD execution (` exec=16:M1`) when it has one.
+pub fn display_program_full(program: &Program) -> String {
+    let mut out = display_declarations(program);
+    for item in &program.items {
+        write_item(&mut out, item);
+        let exec = match item {
+            Item::Tex(t) => t.exec,
+            Item::Alu(a) => a.exec,
+            _ => None,
+        };
+        if let Some(e) = exec {
+            let _ = write!(out, " exec={e}");
+        }
+        out.push('\n');
     }
     out
 }

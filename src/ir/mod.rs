@@ -10,12 +10,14 @@
 //! (NIR `nir_tex_instr`, naga `SampleLevel`, NAK `TexLodMode`).
 
 mod display;
+mod parse;
 
 use std::fmt;
 
 use indexmap::IndexMap;
 
-pub use display::display_program;
+pub use display::{display_declarations, display_program, display_program_full};
+pub use parse::{parse_dimension, parse_item, parse_program};
 
 /// An instruction set texlate reads and writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

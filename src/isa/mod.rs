@@ -106,6 +106,13 @@ pub trait Codec: Sync {
     fn constants(&self, program: &Program) -> Vec<Vec<(crate::ir::Reg, u32)>> {
         vec![Vec::new(); program.tex_instrs().count()]
     }
+    /// Registers of `program` that alias storage of another (vISA `.decl V49 ... alias=<V38,
+    /// 0>`): variable → (root variable, byte offset). The passes map a register through its
+    /// root, so that aliases of one storage land in one target register.
+    fn aliases(&self, program: &Program) -> Vec<(u32, u32, u32)> {
+        let _ = program;
+        Vec::new()
+    }
     /// Builds a whole program of this ISA from target-ready IR (the output of the passes):
     /// the instructions, the declarations they need and the program around them, so that
     /// [`Codec::print_text`] and [`Codec::encode_binary`] write what the vendor tool accepts.

@@ -52,11 +52,12 @@ fn default_slots(from: Isa, slot: Slot, with_sampler: bool) -> [Option<Slot>; 3]
         texture: texture + first(isa),
         sampler: with_sampler.then_some(sampler),
     };
-    let nvidia = Slot {
+    // The bound index has 8 bits of texture and 5 of sampler (seeds: `{#smpU05, #tidU08}`).
+    let nvidia = (texture < 256 && sampler < 32).then_some(Slot {
         texture: (sampler << 8) | texture,
         sampler: None,
-    };
-    [Some(split(Isa::Visa)), Some(split(Isa::Dxbc)), Some(nvidia)]
+    });
+    [Some(split(Isa::Visa)), Some(split(Isa::Dxbc)), nvidia]
 }
 
 fn return_type_of(t: &TexInstr) -> ReturnType {
@@ -149,17 +150,33 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
             Isa::Dxbc => dxbc,
             Isa::Nvidia => nvidia,
         };
-        let Some(target) = binding.slot(to).or(fallback) else {
+        let target = binding.slot(to).or(fallback);
+        if let (None, Some(t)) = (binding.slot(to), target) {
+            // The row names no target slot: the default one is used, and the row says so
+            // (the Report and the semantic check read it).
+            let row = &mut ctx.bindings.rows[row];
+            match to {
+                Isa::Visa => row.visa = Some(t),
+                Isa::Dxbc => row.dxbc = Some(t),
+                Isa::Nvidia => row.nvidia = Some(t),
+            }
+        }
+        let Some(target) = target else {
+            let why = if to == Isa::Nvidia {
+                "its default NVIDIA index (sampler << 8 | texture) needs texture < 256 and sampler < 32; give --bindings"
+            } else {
+                "it is a predefined surface with no binding slot; give --bindings"
+            };
             return Err(ctx.unsupported(
                 &format!("{} {}", ctx.from.name(), spelled(ctx.from, slot)),
-                "it is a predefined surface with no binding slot; give --bindings",
+                why,
                 t.span,
             ));
         };
         if to == Isa::Nvidia && target.texture >= 1 << 13 {
             return Err(ctx.unsupported(
                 &format!("NVIDIA texture index {:#x}", target.texture),
-                "the bound-texture index has 13 bits (sampler < 32, texture < 256)",
+                "the bound-texture index has 13 bits",
                 t.span,
             ));
         }

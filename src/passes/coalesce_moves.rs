@@ -48,6 +48,15 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
             }
         });
     }
+    // Where each virtual element is named, in item order.
+    let mut named: HashMap<(u32, u32), Vec<usize>> = HashMap::new();
+    for (i, item) in items.iter_mut().enumerate() {
+        for_each_reg(item, |r, _| {
+            if r.file == RegFile::Virtual {
+                named.entry((r.index, r.sub)).or_default().push(i);
+            }
+        });
+    }
     let mut rename: HashMap<(u32, u32), Reg> = HashMap::new();
     let mut drop = vec![false; items.len()];
     for (i, item) in items.iter().enumerate() {
@@ -63,6 +72,15 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
             || uses.get(&(src.index, src.sub)) != Some(&(1, 1))
             || rename.contains_key(&(dst.index, dst.sub))
         {
+            continue;
+        }
+        // The destination must be untouched between the source's write and the move, or
+        // writing it early would clobber a value still to be read.
+        let def = named[&(src.index, src.sub)].first().copied().unwrap_or(i);
+        let busy = named
+            .get(&(dst.index, dst.sub))
+            .is_some_and(|at| at.iter().any(|&k| k > def && k < i));
+        if busy || rename.values().any(|r| *r == dst) {
             continue;
         }
         rename.insert((src.index, src.sub), dst);

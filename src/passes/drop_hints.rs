@@ -35,7 +35,13 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
             }
         }
         if !dropped.is_empty() {
-            notes.push((t.span, format!("{} dropped: the target has no such field", dropped.join(", "))));
+            notes.push((
+                t.span,
+                format!(
+                    "{} dropped: the target has no such field",
+                    dropped.join(", ")
+                ),
+            ));
         }
     }
     for (span, n) in notes {

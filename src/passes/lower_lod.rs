@@ -10,13 +10,18 @@
 
 use super::{for_each_tex, PassContext};
 use crate::error::Error;
-use crate::ir::{Imm, Item, Lod, Scalar, ScalarType, TexOp};
+use crate::ir::{Dim, Dimension, Imm, Item, Lod, Scalar, ScalarType, TexOp};
 
 /// Whether `s` is the constant 0 (+0.0, -0.0 or integer 0).
 pub fn is_zero(s: &Scalar) -> bool {
     match s {
         Scalar::Zero => true,
-        Scalar::Imm(i) => i.bits & 0x7fff_ffff == 0,
+        // Only a float's sign bit may be ignored (-0.0 is 0); an integer is 0 only as 0.
+        Scalar::Imm(i) => match i.ty {
+            ScalarType::F32 | ScalarType::F16 => i.bits & 0x7fff_ffff == 0,
+            ScalarType::F64 => i.bits & 0x7fff_ffff_ffff_ffff == 0,
+            _ => i.bits == 0,
+        },
         Scalar::Reg(_) => false,
     }
 }
@@ -27,6 +32,19 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
     let lod_in_address = ctx.target.caps.fetch_lod_in_address;
     for_each_tex(items, |_, t| {
         let zero = matches!(&t.lod, Lod::Level(s) if is_zero(s));
+        let buffer = matches!(
+            t.dim,
+            Dimension::Known {
+                dim: Dim::Buffer,
+                ..
+            }
+        );
+        if buffer && t.op == TexOp::Fetch && t.lod != Lod::Zero {
+            // A buffer has no mip levels (DX ld: "if the resource is a buffer ... srcAddress.a
+            // is ignored"): its fetch has no level to carry.
+            t.lod = Lod::Zero;
+            notes.push((t.span, "a buffer has no mip levels: its LOD is dropped"));
+        }
         if let TexOp::Gather { .. } = t.op {
             // A gather reads level 0 on every ISA and names no LOD (DX gather4, vISA
             // sample4, NVIDIA TLD4): its canonical LOD is implicit.

@@ -12,10 +12,9 @@ use crate::ir::{Exec, Item};
 pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
     let caps = ctx.target.caps;
     if caps.simd && !caps.simd_widths.contains(&ctx.simd) {
-        return Err(ctx.unsupported(
+        return Err(ctx.unsupported_program(
             &format!("SIMD{}", ctx.simd),
             &format!("the target runs SIMD widths {:?}", caps.simd_widths),
-            crate::ir::Span::default(),
         ));
     }
     let exec = caps.simd.then_some(Exec {

@@ -7,7 +7,9 @@
 //! new GRF, seeds/visa-3D_SAMPLE.md). Registers of other files (DX inputs and outputs,
 //! NVIDIA predicates) and vISA variables of a vISA source are given the next free target
 //! registers after those, in order of first use: a vISA variable becomes one DX register or
-//! one aligned block of four NVIDIA registers, its channel blocks the components.
+//! one aligned block of four NVIDIA registers, its channel blocks the components. A vISA
+//! variable that aliases another's storage is mapped as its root variable at its offset,
+//! so both names of one storage land in one target register.
 
 use std::collections::BTreeSet;
 
@@ -56,10 +58,31 @@ fn group_of(model: RegisterModel, r: Reg, stride: u32) -> (u32, Option<u32>) {
 pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
     let from = ctx.source_caps.register_model;
     let to = ctx.target.caps.register_model;
+    if !ctx.source_aliases.is_empty() {
+        let aliases = ctx.source_aliases.clone();
+        let root = |s: &mut Scalar| {
+            if let Scalar::Reg(r) = s {
+                for _ in 0..16 {
+                    match (r.file, aliases.get(&r.index)) {
+                        (RegFile::Temp, Some(&(v, off))) => {
+                            r.index = v;
+                            r.sub += off;
+                        }
+                        _ => break,
+                    }
+                }
+            }
+        };
+        for_each_tex(items, |_, t| {
+            t.for_each_source_mut(root);
+            t.for_each_dst_mut(root);
+            Ok(())
+        })?;
+    }
     let target_stride = channel_stride(ctx.simd, ctx.target.caps.grf_bytes);
     // Source registers in order of first use, with the exec width that reads them and the
     // type they are used as.
-    let mut order: Vec<(Reg, u32, Option<ScalarType>)> = Vec::new();
+    let mut order: Vec<(Reg, u32, Option<ScalarType>, crate::ir::Span)> = Vec::new();
     for item in items.iter() {
         let Item::Tex(t) = item else { continue };
         let stride = channel_stride(t.exec.map_or(16, |e| e.size), ctx.source_caps.grf_bytes);
@@ -76,7 +99,7 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
         {
             if let Scalar::Reg(r) = s {
                 if !order.iter().any(|(q, ..)| *q == r) {
-                    order.push((r, stride, ty));
+                    order.push((r, stride, ty, t.span));
                 }
             }
         }
@@ -94,10 +117,10 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
     let mut next_group = order
         .iter()
         .filter(|(r, ..)| r.file == RegFile::Temp && from != RegisterModel::ByteVariables)
-        .map(|(r, s, _)| group_of(from, *r, *s).0 + 1)
+        .map(|(r, s, ..)| group_of(from, *r, *s).0 + 1)
         .max()
         .unwrap_or(0);
-    for (r, stride, ty) in order {
+    for (r, stride, ty, span) in order {
         if ctx.regmap.get(&r).is_some() {
             continue;
         }
@@ -167,7 +190,7 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
                     "its default NVIDIA register R{} is past R254; give --regmap",
                     target.index
                 ),
-                crate::ir::Span::default(),
+                span,
             ));
         }
         taken.insert((target.index, target.sub));

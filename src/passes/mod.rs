@@ -80,6 +80,9 @@ pub struct PassContext<'a> {
     pub samplers: IndexMap<u32, SamplerDecl>,
     /// Variables the target program declares (vISA), by name.
     pub variables: IndexMap<String, Variable>,
+    /// Source variables that alias another's storage: variable → (root, byte offset)
+    /// (`Codec::aliases`); `map_regs` maps every register through its root.
+    pub source_aliases: HashMap<u32, (u32, u32)>,
     /// The layout each virtual vector must get (`align_regs`); scalars have none.
     pub virtual_layouts: HashMap<u32, GroupLayout>,
     /// The element type of virtual registers, for targets whose registers are typed (vISA).
@@ -102,6 +105,7 @@ impl<'a> PassContext<'a> {
             resources: IndexMap::new(),
             samplers: IndexMap::new(),
             variables: IndexMap::new(),
+            source_aliases: HashMap::new(),
             virtual_layouts: HashMap::new(),
             virtual_types: HashMap::new(),
             next_virtual: 0,
@@ -129,6 +133,11 @@ impl<'a> PassContext<'a> {
             None => Ok(()),
             Some(why) => Err(self.unsupported(&rules::rule(id).form, why, span)),
         }
+    }
+
+    /// An `unsupported` error about the whole translation (no one instruction).
+    pub fn unsupported_program(&self, what: &str, why: &str) -> Error {
+        Error::Unsupported(Unsupported::new(what, self.from, self.target.isa, why))
     }
 
     /// An `unsupported` error about the instruction at `span`.
@@ -181,24 +190,89 @@ pub fn virtual_reg(index: u32, sub: u32) -> Scalar {
     })
 }
 
+/// The passes, in the order [`run`] runs them.
+pub const PASSES: [&str; 15] = [
+    "bind_resources",
+    "canonical_coords",
+    "fold_constants",
+    "lower_lod",
+    "legalize_forms",
+    "drop_hints",
+    "lower_predicates",
+    "map_regs",
+    "lower_offsets",
+    "lower_arrays",
+    "lower_queries",
+    "lower_simd",
+    "align_regs",
+    "coalesce_moves",
+    "assign_temps",
+];
+
 /// Runs every pass, in order, on the items of a source program. The result is target-ready
 /// IR (docs/translation.md).
-pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
-    let mut items = bind_resources::run(items, ctx)?;
-    canonical_coords::run(&mut items, ctx)?;
-    fold_constants::run(&mut items, ctx)?;
-    lower_lod::run(&mut items, ctx)?;
-    legalize_forms::run(&items, ctx)?;
-    drop_hints::run(&mut items, ctx)?;
-    lower_predicates::run(&mut items, ctx)?;
-    map_regs::run(&mut items, ctx)?;
-    let items = lower_offsets::run(items, ctx)?;
-    let items = lower_arrays::run(items, ctx)?;
-    let items = lower_queries::run(items, ctx)?;
-    let mut items = lower_simd::run(items, ctx)?;
-    let items = align_regs::run(std::mem::take(&mut items), ctx)?;
-    let items = coalesce_moves::run(items, ctx)?;
-    assign_temps::run(items, ctx)
+pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
+    for name in PASSES {
+        items = match run_pass(name, std::mem::take(&mut items), ctx) {
+            Some(result) => result?,
+            None => unreachable!("PASSES names `{name}`, which run_pass does not know"),
+        };
+    }
+    Ok(items)
+}
+
+/// Runs the one pass named `name` (see [`PASSES`]) on `items`, as [`run`] would at its turn:
+/// for tests of one pass's rule (`tests/passes/*.irtest`). `None` when no pass has the name.
+pub fn run_pass(
+    name: &str,
+    mut items: Vec<Item>,
+    ctx: &mut PassContext,
+) -> Option<Result<Vec<Item>, Error>> {
+    let in_place = |r: Result<(), Error>, items: Vec<Item>| r.map(|()| items);
+    Some(match name {
+        "bind_resources" => bind_resources::run(items, ctx),
+        "canonical_coords" => in_place(canonical_coords::run(&mut items, ctx), items),
+        "fold_constants" => in_place(fold_constants::run(&mut items, ctx), items),
+        "lower_lod" => in_place(lower_lod::run(&mut items, ctx), items),
+        "legalize_forms" => in_place(legalize_forms::run(&items, ctx), items),
+        "drop_hints" => in_place(drop_hints::run(&mut items, ctx), items),
+        "lower_predicates" => in_place(lower_predicates::run(&mut items, ctx), items),
+        "map_regs" => in_place(map_regs::run(&mut items, ctx), items),
+        "lower_offsets" => lower_offsets::run(items, ctx),
+        "lower_arrays" => lower_arrays::run(items, ctx),
+        "lower_queries" => lower_queries::run(items, ctx),
+        "lower_simd" => lower_simd::run(items, ctx),
+        "align_regs" => align_regs::run(items, ctx),
+        "coalesce_moves" => coalesce_moves::run(items, ctx),
+        "assign_temps" => assign_temps::run(items, ctx),
+        _ => return None,
+    })
+}
+
+/// Makes [`PassContext::new_virtual`] hand out numbers past every virtual register `items`
+/// already name (IR written by hand or by earlier passes run separately).
+pub fn reserve_virtuals(items: &[Item], ctx: &mut PassContext) {
+    let mut probe = items.to_vec();
+    for item in &mut probe {
+        let mut see = |s: &mut Scalar| {
+            if let Scalar::Reg(r) = s {
+                if r.file == RegFile::Virtual {
+                    ctx.next_virtual = ctx.next_virtual.max(r.index.saturating_add(1));
+                }
+            }
+        };
+        match item {
+            Item::Tex(t) => {
+                t.for_each_source_mut(&mut see);
+                t.for_each_dst_mut(&mut see);
+            }
+            Item::Alu(a) => {
+                see(&mut a.dst);
+                a.srcs.iter_mut().for_each(see);
+            }
+            Item::Comment(_) | Item::Opaque(_) => {}
+        }
+    }
 }
 
 /// Calls `f` on every texture instruction, with its item index.

@@ -204,6 +204,11 @@ pub fn lower_program(source: &Program, options: &Options) -> Result<Lowered, Err
     ctx.simd = options.simd;
     ctx.text_input = text_input;
     ctx.constants = source_codec.constants(source);
+    ctx.source_aliases = source_codec
+        .aliases(source)
+        .into_iter()
+        .map(|(v, root, offset)| (v, (root, offset)))
+        .collect();
     let items = passes::run(items, &mut ctx)?;
     let mut ir = Program::new(to);
     ir.items = items;

@@ -33,7 +33,14 @@ pub fn skipped(why: &str) {
 pub fn visa_corpus_bindings(dump: &Path) -> Option<String> {
     let kernel = dump.file_name()?.to_str()?.split('.').next()?.to_string();
     let source = dump.parent()?.file_name()?.to_str()?.to_string();
-    let cl = std::fs::read_to_string(dump.parent()?.parent()?.parent()?.parent()?.join(format!("{source}.cl"))).ok()?;
+    let cl = std::fs::read_to_string(
+        dump.parent()?
+            .parent()?
+            .parent()?
+            .parent()?
+            .join(format!("{source}.cl")),
+    )
+    .ok()?;
     let types: Vec<String> = match cl.find(&format!("void {kernel}(")) {
         Some(at) => {
             let params = &cl[at..at + cl[at..].find(')')?];
@@ -75,7 +82,10 @@ fn image_types(text: &str) -> Vec<String> {
             .unwrap_or(tail.len());
         let word = &tail[..end];
         // `image2d_array_t_smp_f` in a kernel name: the type ends at `_t`.
-        let ty = match word.find("_t_").or_else(|| word.ends_with("_t").then(|| word.len() - 2)) {
+        let ty = match word
+            .find("_t_")
+            .or_else(|| word.ends_with("_t").then(|| word.len() - 2))
+        {
             Some(t) => &word[..t + 2],
             None => word,
         };

@@ -154,6 +154,11 @@ fn pack_aoffimmi(o: [i8; 3]) -> Result<u32, Violation> {
     Ok(v)
 }
 
+/// Whether `t` was built by a translation rather than read from vISA (no vISA extras).
+fn origin_free(t: &TexInstr) -> bool {
+    t.origin.get::<VisaExtras>().is_none()
+}
+
 /// Emits `t` as one vISA instruction.
 pub fn emit(t: &TexInstr) -> Result<VisaInst, EmitError> {
     let default = VisaExtras::default();
@@ -204,6 +209,17 @@ pub fn emit(t: &TexInstr) -> Result<VisaInst, EmitError> {
         }
         _ => (t.coord.clone(), t.array_index),
     };
+    // A coordinate the dimension does not have, before a parameter that is present, is
+    // `%null.0`: "the missing parameters will have the value of 0" (seeds), and vISA
+    // parameters are positional (a 1D `load` still names v before its LOD).
+    let mut coords = coords;
+    let coord_slots = order
+        .iter()
+        .filter(|s| matches!(s, Slot::U | Slot::V | Slot::R))
+        .count();
+    if origin_free(t) {
+        coords.resize(coords.len().max(coord_slots), Scalar::Zero);
+    }
     let (mut n_coord, mut n_dx, mut n_dy, mut n_mcs, mut n_off) = (0, 0, 0, 0, 0);
     let take = |v: &[Scalar], n: &mut usize| {
         let s = v.get(*n).copied();
@@ -266,6 +282,8 @@ pub fn emit(t: &TexInstr) -> Result<VisaInst, EmitError> {
             .map_or(0, |i| i + 1);
         let n = match extras.num_params {
             Some(hint) => usize::from(hint).clamp(needed, last.max(needed)),
+            // Built from IR: trailing parameters that read as zero are left out.
+            None if origin_free(t) => needed,
             None => last,
         };
         let mut params = Vec::with_capacity(n);

@@ -401,6 +401,37 @@ pub fn readme_table() -> String {
 pub struct VisaCodec;
 
 impl crate::isa::Codec for VisaCodec {
+    fn aliases(&self, program: &Program) -> Vec<(u32, u32, u32)> {
+        let scope = Scope::new(program);
+        let general = |name: &str| match scope.resolve(name.trim()) {
+            Some(names::Named::General(i)) => Some(i),
+            _ => None,
+        };
+        let mut out = Vec::new();
+        for item in &program.items {
+            let Item::Opaque(o) = item else { continue };
+            let Some(rest) = o
+                .text
+                .as_deref()
+                .and_then(|t| t.trim_start().strip_prefix(".decl "))
+            else {
+                continue;
+            };
+            let (Some(name), Some(at)) = (rest.split_whitespace().next(), rest.find("alias=<"))
+            else {
+                continue;
+            };
+            let inner = &rest[at + 7..];
+            let Some((root, offset)) = inner.split_once(',') else {
+                continue;
+            };
+            let offset = offset.trim().trim_end_matches('>').trim().parse::<u32>();
+            if let (Some(v), Some(r), Ok(off)) = (general(name), general(root), offset) {
+                out.push((v, r, off));
+            }
+        }
+        out
+    }
     fn register_groups(&self, t: &crate::ir::TexInstr) -> Result<Vec<crate::isa::RegGroup>, Error> {
         Ok(groups::register_groups(t))
     }
