@@ -200,12 +200,23 @@ fn report(from: Isa, to: Isa, t: &Tally) {
     for (why, n) in &t.refused {
         println!("    {n:5} refused: {why}");
     }
-    for f in t.failures.iter().take(8) {
+    for f in t
+        .failures
+        .iter()
+        .take(if std::env::var("ALL_FAILURES").is_ok() {
+            10_000
+        } else {
+            8
+        })
+    {
         println!("    FAILURE {f}");
     }
 }
 
-fn sources(from: Isa) -> Option<Vec<(String, Option<(String, String)>)>> {
+/// A source program's text and the bindings file it needs (name, text).
+type Source = (String, Option<(String, String)>);
+
+fn sources(from: Isa) -> Option<Vec<Source>> {
     let mut out = Vec::new();
     match from {
         Isa::Dxbc => {

@@ -353,10 +353,24 @@ pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) ->
             _ => None,
         }
     } else {
-        dim_of(inst.dim).map(|(dim, arrayed)| Dimension::Known {
-            dim,
-            arrayed,
-            multisampled: inst.ms,
+        let row_dim = match &resource {
+            ResourceId::Row(row) => bindings.rows.get(*row).map(|b| b.dim),
+            _ => None,
+        };
+        dim_of(inst.dim).map(|(dim, arrayed)| match row_dim {
+            // Maxwell has no buffer dimension: a buffer is fetched as a 1D texture
+            // (research §3, tex1Dfetch-style reads are `TLDS.LZ ... 1D`); its binding says
+            // which it is.
+            Some(
+                d @ Dimension::Known {
+                    dim: Dim::Buffer, ..
+                },
+            ) if dim == Dim::D1 && !arrayed && matches!(inst.op, OpClass::TLD | OpClass::TLDS) => d,
+            _ => Dimension::Known {
+                dim,
+                arrayed,
+                multisampled: inst.ms,
+            },
         })
     };
     let arrayed = matches!(r.dim, Some(Dimension::Known { arrayed: true, .. }));

@@ -148,13 +148,19 @@ pub fn codec(isa: Isa) -> &'static dyn Codec {
     }
 }
 
-/// A comment line in the syntax all three ISAs' text shares (`// ...`).
+/// A comment in the syntax all three ISAs' text shares (`// ...`), every line of it.
 pub fn comment_line(text: &str) -> String {
-    if text.is_empty() {
-        "//".to_string()
-    } else {
-        format!("// {text}")
-    }
+    text.split('\n')
+        .map(|line| {
+            let line = line.trim_end_matches('\r');
+            if line.is_empty() {
+                "//".to_string()
+            } else {
+                format!("// {line}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The error for an ALU instruction a backend has no encoding for.

@@ -4,7 +4,9 @@
 
 use super::PassContext;
 use crate::error::Error;
-use crate::ir::{Dim, Dimension, Isa, Item, Lod, Offset, ResRef, TexInstr, TexOp};
+use crate::ir::{
+    Dim, Dimension, Isa, Item, Lod, Offset, Reg, RegFile, ResRef, Scalar, TexInstr, TexOp,
+};
 use crate::mappings::rules;
 
 /// The rule ids of `mappings/rules.toml` that describe `t`'s form, from the source `from`.
@@ -52,6 +54,9 @@ pub fn rule_ids(t: &TexInstr, from: Isa) -> Vec<&'static str> {
         | TexOp::LoadStructured
         | TexOp::CheckAccessMapped => "buffer_ops",
     });
+    if from == Isa::Nvidia && matches!(t.lod, Lod::Grad { .. }) && t.array_index.is_some() {
+        ids.push("txd_array_nvidia");
+    }
     if compare && dim == Some(Dim::D3) {
         ids.push("compare_3d");
     }
@@ -65,6 +70,21 @@ pub fn rule_ids(t: &TexInstr, from: Isa) -> Vec<&'static str> {
     }
     if t.min_lod.is_some() {
         ids.push("min_lod");
+    }
+    let memory = |s: &Scalar| {
+        matches!(
+            s,
+            Scalar::Reg(Reg {
+                file: RegFile::ConstantBuffer
+                    | RegFile::ImmConstantBuffer
+                    | RegFile::IndexableTemp
+                    | RegFile::Other(_),
+                ..
+            })
+        )
+    };
+    if t.sources().iter().chain(t.dsts().iter()).any(memory) {
+        ids.push("operand_memory");
     }
     if t.flags.residency {
         ids.push("residency");

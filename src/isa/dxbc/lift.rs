@@ -341,6 +341,17 @@ pub fn lift(instr: &Instruction, decls: &Decls) -> Option<TexInstr> {
     };
     let res = role(Role::Resource)?;
     let dst = role(Role::Dst)?;
+    // A size or sample query of a UAV (`resinfo u0`) is no texture instruction: it stays an
+    // opaque item (its `u#` slot is not a texture's `t#`).
+    let uav = t.register_type(res.ty).is_some_and(|r| r.1 == "u");
+    if uav
+        && matches!(
+            tex.op,
+            TexOp::QuerySize | TexOp::QuerySamples | TexOp::BufferInfo
+        )
+    {
+        return None;
+    }
     let mut op = tex.op;
     if let TexOp::Gather { .. } = op {
         let component = role(Role::Sampler).map_or(0, |s| {
