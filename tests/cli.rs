@@ -201,7 +201,9 @@ fn missing_input_exits_2() {
 }
 
 #[test]
-fn cross_isa_translation_is_refused_with_the_pair() {
+fn a_visa_source_without_bindings_asks_for_the_dimension() {
+    let dir = scratch("no-bindings");
+    let out = dir.join("out.sass");
     let o = texlate(&[
         "translate",
         "--from",
@@ -209,11 +211,19 @@ fn cross_isa_translation_is_refused_with_the_pair() {
         "--to",
         "nvidia",
         example().to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(err.contains("from visa to nvidia"), "{err}");
+    assert!(err.contains("line 110, column 5"), "{err}");
+    assert!(
+        err.contains("[[binding]]") && err.contains("visa = { texture = \"T6\""),
+        "{err}"
+    );
     assert!(o.stdout.is_empty());
+    assert!(!out.exists(), "a refused translation writes nothing");
 }
 
 #[test]

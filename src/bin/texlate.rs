@@ -212,6 +212,18 @@ enum Command {
         #[command(flatten)]
         read: ReadArgs,
     },
+    /// Translate, then check every instruction with the semantic models: the source and its
+    /// translation must ask the sampler the same and leave the same values in the source's
+    /// registers (exit 1 on any disagreement).
+    Check {
+        #[command(flatten)]
+        args: TranslateArgs,
+        /// Input file, or `-` for standard input.
+        input: PathBuf,
+        /// Seed of the random register values.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Print the instruction table of every ISA (rendered from mappings/).
     Ops,
 }
@@ -220,6 +232,10 @@ enum Command {
 enum Failure {
     Io(String),
     Texlate(Error),
+    /// The semantic models could not read a program.
+    Check(String),
+    /// The semantic check found a disagreement (already printed).
+    Disagree,
 }
 
 impl From<Error> for Failure {
@@ -399,6 +415,19 @@ fn run(cli: Cli) -> Result<(), Failure> {
             };
             write_output(None, text.as_bytes())
         }
+        Command::Check { args, input, seed } => {
+            let options = args.options()?;
+            let bytes = read_input(&input)?;
+            let t = translate::translate(&bytes, &options)?;
+            let report = translate::check(&bytes, &t, &options, seed)
+                .map_err(|e| Failure::Check(e.to_string()))?;
+            write_output(None, report.to_string().as_bytes())?;
+            if report.agrees() {
+                Ok(())
+            } else {
+                Err(Failure::Disagree)
+            }
+        }
         Command::Ops => write_output(None, texlate::op_table_markdown().as_bytes()),
     }
 }
@@ -412,6 +441,14 @@ fn main() -> ExitCode {
         }
         Err(Failure::Texlate(e)) => {
             eprintln!("texlate: {e}");
+            ExitCode::from(1)
+        }
+        Err(Failure::Check(e)) => {
+            eprintln!("texlate: the semantic check cannot read the programs: {e}");
+            ExitCode::from(1)
+        }
+        Err(Failure::Disagree) => {
+            eprintln!("texlate: the translation and its source disagree (see above)");
             ExitCode::from(1)
         }
     }

@@ -106,6 +106,13 @@ pub trait Codec: Sync {
     fn constants(&self, program: &Program) -> Vec<Vec<(crate::ir::Reg, u32)>> {
         vec![Vec::new(); program.tex_instrs().count()]
     }
+    /// Whether a text line declares something instructions depend on (DX `dcl_*` and the
+    /// profile line, vISA `.` directives): what the semantic check keeps of a source besides
+    /// its texture instructions.
+    fn is_declaration(&self, line: &str) -> bool {
+        let _ = line;
+        false
+    }
     /// Registers of `program` that alias storage of another (vISA `.decl V49 ... alias=<V38,
     /// 0>`): variable → (root variable, byte offset). The passes map a register through its
     /// root, so that aliases of one storage land in one target register.

@@ -234,22 +234,57 @@ pub fn lower_program(source: &Program, options: &Options) -> Result<Lowered, Err
 /// the translation's text, run from one random register file (`seed`) through the
 /// translation's register map and bindings, must ask the sampler the same and leave the same
 /// values in the source's registers.
+///
+/// The source's non-texture instructions are not translated (they become comments), so the
+/// check runs the source without them too: its texture instructions and declarations.
 pub fn check(
     input: &[u8],
     translation: &Translation,
     options: &Options,
     seed: u64,
 ) -> Result<crate::check::CheckReport, crate::check::Error> {
+    let read = |isa: Isa, e: Error| crate::check::Error::read(isa, e);
     let text = codec(options.to)
         .print_text(&translation.program)
-        .map_err(|e| crate::check::Error::read(options.to, e))?;
+        .map_err(|e| read(options.to, e))?;
+    let source = texture_part(input, options).map_err(|e| read(options.from, e))?;
     crate::check::compare(
         options.from,
-        input,
+        source.as_bytes(),
         options.to,
         text.as_bytes(),
         &translation.bindings,
         &translation.regmap,
         seed,
     )
+}
+
+/// The source as text, with only its texture instructions and declarations.
+fn texture_part(input: &[u8], options: &Options) -> Result<String, Error> {
+    let c = codec(options.from);
+    let program = crate::decode_with(options.from, input, options.read)?;
+    let text = c.print_text(&program)?;
+    let printed = c.parse_text(&text, options.read)?;
+    let lines: Vec<&str> = text.lines().collect();
+    let mut keep = vec![false; lines.len()];
+    for t in printed.tex_instrs() {
+        if let Some(k) = (t.span.line as usize).checked_sub(1) {
+            if k < keep.len() {
+                keep[k] = true;
+            }
+        }
+    }
+    let mut out = String::new();
+    let mut in_decl = false;
+    for (k, line) in lines.iter().enumerate() {
+        // A declaration may span lines (DX's immediate constant buffer, up to its `}`).
+        let decl = c.is_declaration(line) || (in_decl && !line.trim().is_empty());
+        in_decl =
+            decl && line.contains('{') && !line.contains('}') || (in_decl && !line.contains('}'));
+        if keep[k] || decl {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    Ok(out)
 }

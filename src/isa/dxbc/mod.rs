@@ -592,6 +592,10 @@ pub fn readme_table() -> String {
 pub struct DxbcCodec;
 
 impl crate::isa::Codec for DxbcCodec {
+    fn is_declaration(&self, line: &str) -> bool {
+        let t = line.trim_start();
+        t.starts_with("dcl_") || tokens::profile_prefix(t)
+    }
     fn constants(&self, program: &Program) -> Vec<Vec<(crate::ir::Reg, u32)>> {
         constants::constants(program)
     }

@@ -694,3 +694,10 @@ mod tests {
         assert_eq!(decoded[0].1, instr);
     }
 }
+
+/// Whether `line` starts with a shader profile (`ps_5_0`, `cs_4_1` ...).
+pub fn profile_prefix(line: &str) -> bool {
+    ["ps_", "vs_", "gs_", "hs_", "ds_", "cs_"]
+        .iter()
+        .any(|p| line.starts_with(p))
+}

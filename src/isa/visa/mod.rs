@@ -401,6 +401,9 @@ pub fn readme_table() -> String {
 pub struct VisaCodec;
 
 impl crate::isa::Codec for VisaCodec {
+    fn is_declaration(&self, line: &str) -> bool {
+        line.trim_start().starts_with('.')
+    }
     fn aliases(&self, program: &Program) -> Vec<(u32, u32, u32)> {
         let scope = Scope::new(program);
         let general = |name: &str| match scope.resolve(name.trim()) {
