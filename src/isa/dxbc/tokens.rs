@@ -674,6 +674,13 @@ pub fn encode_program(version: u32, instrs: &[&Instruction]) -> Result<Vec<u32>,
     Ok(out)
 }
 
+/// Whether `line` starts with a shader profile (`ps_5_0`, `cs_4_1` ...).
+pub fn profile_prefix(line: &str) -> bool {
+    ["ps_", "vs_", "gs_", "hs_", "ds_", "cs_"]
+        .iter()
+        .any(|p| line.starts_with(p))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -693,11 +700,4 @@ mod tests {
         let decoded = decode_instructions(&words).unwrap();
         assert_eq!(decoded[0].1, instr);
     }
-}
-
-/// Whether `line` starts with a shader profile (`ps_5_0`, `cs_4_1` ...).
-pub fn profile_prefix(line: &str) -> bool {
-    ["ps_", "vs_", "gs_", "hs_", "ds_", "cs_"]
-        .iter()
-        .any(|p| line.starts_with(p))
 }
