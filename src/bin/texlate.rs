@@ -224,8 +224,13 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-    /// Print the instruction table of every ISA (rendered from mappings/).
-    Ops,
+    /// Print the instruction table of every ISA, or with `--matrix` the compatibility matrix
+    /// of the translations (both rendered from mappings/).
+    Ops {
+        /// The op × target compatibility matrix (mappings/rules.toml) instead.
+        #[arg(long)]
+        matrix: bool,
+    },
 }
 
 /// A failure of the command, with the exit code it maps to.
@@ -428,7 +433,13 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 Err(Failure::Disagree)
             }
         }
-        Command::Ops => write_output(None, texlate::op_table_markdown().as_bytes()),
+        Command::Ops { matrix: false } => {
+            write_output(None, texlate::op_table_markdown().as_bytes())
+        }
+        Command::Ops { matrix: true } => write_output(
+            None,
+            texlate::mappings::rules::matrix_markdown().as_bytes(),
+        ),
     }
 }
 
