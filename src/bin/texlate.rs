@@ -436,10 +436,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Ops { matrix: false } => {
             write_output(None, texlate::op_table_markdown().as_bytes())
         }
-        Command::Ops { matrix: true } => write_output(
-            None,
-            texlate::mappings::rules::matrix_markdown().as_bytes(),
-        ),
+        Command::Ops { matrix: true } => {
+            write_output(None, texlate::mappings::rules::matrix_markdown().as_bytes())
+        }
     }
 }
 
