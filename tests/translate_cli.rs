@@ -32,7 +32,8 @@ fn scratch(name: &str, files: &[(&str, &str)]) -> PathBuf {
 
 const DX: &str = "ps_5_0\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_sampler s0, mode_default\nsample_aoffimmi(1,-2,0) r0.xyzw, r1.xyxx, t0.xyzw, s0\n";
 const VISA: &str = "sample_3d.RGBA (M1, 16)  0x0:uw S0 T6 V0040.0 V0041.0 V0042.0\n";
-const VISA_BINDINGS: &str = "[[binding]]\ndim = \"2d\"\nvisa = { texture = \"T6\", sampler = \"S0\" }\n";
+const VISA_BINDINGS: &str =
+    "[[binding]]\ndim = \"2d\"\nvisa = { texture = \"T6\", sampler = \"S0\" }\n";
 
 fn p(dir: &Path, f: &str) -> String {
     dir.join(f).to_str().unwrap().to_string()
@@ -41,28 +42,72 @@ fn p(dir: &Path, f: &str) -> String {
 #[test]
 fn dx_to_nvidia_text_binary_json_and_check() {
     let d = scratch("dx", &[("in.asm", DX)]);
-    let o = texlate(&["translate", "--from", "dxbc", "--to", "nvidia", &p(&d, "in.asm")]);
+    let o = texlate(&[
+        "translate",
+        "--from",
+        "dxbc",
+        "--to",
+        "nvidia",
+        &p(&d, "in.asm"),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     assert!(text.contains("MOV32I R6, 0xe1 ;"), "{text}");
-    assert!(text.contains("TEX.AOFFI.P R0, R4, R6, 0x0, 2D, 0xf ;"), "{text}");
+    assert!(
+        text.contains("TEX.AOFFI.P R0, R4, R6, 0x0, 2D, 0xf ;"),
+        "{text}"
+    );
     assert!(text.contains("// dcl_sampler s0, mode_default"), "{text}");
     let o = texlate(&[
-        "translate", "--from", "dxbc", "--to", "nvidia", "--emit", "binary", &p(&d, "in.asm"),
-        "-o", &p(&d, "out.bin"),
+        "translate",
+        "--from",
+        "dxbc",
+        "--to",
+        "nvidia",
+        "--emit",
+        "binary",
+        &p(&d, "in.asm"),
+        "-o",
+        &p(&d, "out.bin"),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let bytes = std::fs::read(d.join("out.bin")).unwrap();
     assert_eq!(bytes.len() % 32, 0, "whole bundles");
-    let o = texlate(&["translate", "--json", "--from", "dxbc", "--to", "nvidia", &p(&d, "in.asm")]);
+    let o = texlate(&[
+        "translate",
+        "--json",
+        "--from",
+        "dxbc",
+        "--to",
+        "nvidia",
+        &p(&d, "in.asm"),
+    ]);
     let json: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("the Report is JSON");
     assert_eq!(json["from"], "dxbc");
     assert_eq!(json["instructions"][0]["source"]["line"], 4);
     assert_eq!(json["instructions"][0]["moves"], 1);
     assert_eq!(json["non_texture_items"], 3);
-    let o = texlate(&["explain", "--from", "dxbc", "--to", "nvidia", &p(&d, "in.asm")]);
-    assert!(stdout(&o).contains("lower_offsets: offsets (1, -2, 0) packed as 0xe1"), "{}", stdout(&o));
-    let o = texlate(&["check", "--from", "dxbc", "--to", "nvidia", &p(&d, "in.asm")]);
+    let o = texlate(&[
+        "explain",
+        "--from",
+        "dxbc",
+        "--to",
+        "nvidia",
+        &p(&d, "in.asm"),
+    ]);
+    assert!(
+        stdout(&o).contains("lower_offsets: offsets (1, -2, 0) packed as 0xe1"),
+        "{}",
+        stdout(&o)
+    );
+    let o = texlate(&[
+        "check",
+        "--from",
+        "dxbc",
+        "--to",
+        "nvidia",
+        &p(&d, "in.asm"),
+    ]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     assert!(stdout(&o).contains(": agree"), "{}", stdout(&o));
 }
@@ -70,9 +115,21 @@ fn dx_to_nvidia_text_binary_json_and_check() {
 #[test]
 fn strict_refuses_non_texture_items() {
     let d = scratch("strict", &[("in.asm", DX)]);
-    let o = texlate(&["translate", "--strict", "--from", "dxbc", "--to", "visa", &p(&d, "in.asm")]);
+    let o = texlate(&[
+        "translate",
+        "--strict",
+        "--from",
+        "dxbc",
+        "--to",
+        "visa",
+        &p(&d, "in.asm"),
+    ]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("line 1, column 1") && stderr(&o).contains("--strict"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("line 1, column 1") && stderr(&o).contains("--strict"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// Runs a vISA → DX translation with `bindings` and `-o`, which must fail and write nothing.
@@ -87,7 +144,15 @@ fn refused(name: &str, bindings: Option<&str>, regmap: Option<&str>) -> String {
     let d = scratch(name, &files);
     let out = d.join("out.asm");
     let (b, m) = (p(&d, "b.toml"), p(&d, "m.toml"));
-    let mut args = vec!["translate", "--from", "visa", "--to", "dxbc", "--bindings", &b];
+    let mut args = vec![
+        "translate",
+        "--from",
+        "visa",
+        "--to",
+        "dxbc",
+        "--bindings",
+        &b,
+    ];
     if regmap.is_some() {
         args.extend(["--regmap", &m]);
     }
@@ -96,7 +161,10 @@ fn refused(name: &str, bindings: Option<&str>, regmap: Option<&str>) -> String {
     args.extend([input.as_str(), "-o", o_arg.as_str()]);
     let o = texlate(&args);
     assert!(!o.status.success(), "{name}: {}", stdout(&o));
-    assert!(!out.exists(), "{name}: a refused translation writes nothing");
+    assert!(
+        !out.exists(),
+        "{name}: a refused translation writes nothing"
+    );
     assert!(o.stdout.is_empty(), "{name}");
     format!("{}|{}", o.status.code().unwrap_or(-1), stderr(&o))
 }
@@ -104,12 +172,29 @@ fn refused(name: &str, bindings: Option<&str>, regmap: Option<&str>) -> String {
 #[test]
 fn bad_bindings_and_register_maps() {
     let e = refused("missing", None, None);
-    assert!(e.starts_with("2|") && e.contains("reading") && e.contains("b.toml"), "{e}");
+    assert!(
+        e.starts_with("2|") && e.contains("reading") && e.contains("b.toml"),
+        "{e}"
+    );
     let e = refused("malformed", Some("[[binding]\ndim = \"2d\"\n"), None);
-    assert!(e.starts_with("1|") && e.contains("b.toml: line 1, column"), "{e}");
-    let e = refused("unknown-dim", Some("[[binding]]\ndim = \"4d\"\nvisa = { texture = \"T6\" }\n"), None);
-    assert!(e.contains("line 2, column 7") && e.contains("unknown dim `4d`"), "{e}");
-    let e = refused("bad-slot", Some("[[binding]]\ndim = \"2d\"\nvisa = { texture = \"t6\" }\n"), None);
+    assert!(
+        e.starts_with("1|") && e.contains("b.toml: line 1, column"),
+        "{e}"
+    );
+    let e = refused(
+        "unknown-dim",
+        Some("[[binding]]\ndim = \"4d\"\nvisa = { texture = \"T6\" }\n"),
+        None,
+    );
+    assert!(
+        e.contains("line 2, column 7") && e.contains("unknown dim `4d`"),
+        "{e}"
+    );
+    let e = refused(
+        "bad-slot",
+        Some("[[binding]]\ndim = \"2d\"\nvisa = { texture = \"t6\" }\n"),
+        None,
+    );
     assert!(e.contains("line 3") && e.contains("`T<n>`"), "{e}");
     let e = refused(
         "conflict",
@@ -118,14 +203,21 @@ fn bad_bindings_and_register_maps() {
     );
     assert!(e.contains("line 4") && e.contains("conflicting"), "{e}");
     // A surface no row names: the error names it and prints the row to add.
-    let e = refused("unnamed", Some("[[binding]]\ndim = \"2d\"\nvisa = { texture = \"T7\" }\n"), None);
+    let e = refused(
+        "unnamed",
+        Some("[[binding]]\ndim = \"2d\"\nvisa = { texture = \"T7\" }\n"),
+        None,
+    );
     assert!(e.contains("visa T6") && e.contains("[[binding]]"), "{e}");
     let e = refused(
         "regmap",
         Some(VISA_BINDINGS),
         Some("[[map]]\nsource = \"V40.0\"\ntarget = \"r9.q\"\n"),
     );
-    assert!(e.contains("m.toml: line 3, column 10") && e.contains("DX register"), "{e}");
+    assert!(
+        e.contains("m.toml: line 3, column 10") && e.contains("DX register"),
+        "{e}"
+    );
     let e = refused(
         "regmap-twice",
         Some(VISA_BINDINGS),
@@ -145,12 +237,23 @@ fn a_register_map_places_the_operands() {
         ],
     );
     let args = [
-        "--from", "visa", "--to", "dxbc", "--bindings", &p(&d, "b.toml"), "--regmap", &p(&d, "m.toml"),
+        "--from",
+        "visa",
+        "--to",
+        "dxbc",
+        "--bindings",
+        &p(&d, "b.toml"),
+        "--regmap",
+        &p(&d, "m.toml"),
     ];
     let input = p(&d, "in.visaasm");
     let o = texlate(&[&["translate"][..], &args[..], &[input.as_str()][..]].concat());
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains(", r7.xyxx, t0.xyzw, s0"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains(", r7.xyxx, t0.xyzw, s0"),
+        "{}",
+        stdout(&o)
+    );
     let o = texlate(&[&["check"][..], &args[..], &[input.as_str()][..]].concat());
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
 }
