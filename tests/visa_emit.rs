@@ -551,31 +551,15 @@ fn refusals_are_typed_errors() {
     snap("visa_emit_errors", out);
 }
 
-/// The oracle: `visa-assemble` (GenX_IR) and whether it is installed.
-fn oracle() -> Option<std::path::PathBuf> {
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/oracles/intel/visa-assemble");
-    let genx = Command::new("sh")
-        .args(["-c", "command -v GenX_IR"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !script.exists() || !genx {
-        support::skipped(
-            "GenX_IR (../shared/oracles/intel/visa-assemble) is not installed; \
-             run `sudo ../shared/oracles/intel/setup.sh`",
-        );
-        return None;
-    }
-    Some(script)
-}
-
 /// GenX_IR assembles one emitted kernel per op form on SKL and TGLLP. `lod` is the exception
 /// IGC 12504 itself makes: its lexer rejects the `lod` mnemonic its printer writes
 /// (research §3.1), so those kernels must be *rejected*, with a syntax error.
 #[test]
 #[ignore = "needs GenX_IR from ../shared/oracles/intel (setup.sh)"]
 fn genx_ir_assembles_every_emitted_form() {
-    let Some(assemble) = oracle() else { return };
+    let Some(assemble) = support::visa_assemble() else {
+        return;
+    };
     let dir = std::env::temp_dir().join(format!("texlate_visa_emit_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut kernels: Vec<(String, Program)> = Vec::new();
