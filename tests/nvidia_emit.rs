@@ -584,3 +584,36 @@ fn oracle_whole_stream() {
     );
     assert_eq!(ours, theirs);
 }
+
+/// A gather at level zero (DX `gather4` lifts with `Lod::Zero`) is TLD4/TLD4S, which has no
+/// LOD field: the same word as the gather NVIDIA itself lifts (found by the translation
+/// oracle tier: DX gather4 → NVIDIA was refused with "TLD4 has no LOD mode").
+#[test]
+fn gather_at_level_zero_is_tld4() {
+    let d2 = known(Dim::D2, false, false);
+    for (array, dc) in [(false, false), (false, true), (true, false)] {
+        let mut x = tex(
+            TexOp::Gather { component: 2 },
+            known(Dim::D2, array, false),
+            &[5, 6],
+            8,
+            0xf,
+        );
+        if array {
+            x.array_index = Some(r(4));
+        } else {
+            x.dim = d2;
+            x.coord = rs(&[4, 5]);
+        }
+        if dc {
+            x.depth_ref = Some(r(6));
+        }
+        let mut zero = x.clone();
+        zero.lod = Lod::Zero;
+        assert_eq!(
+            stream(&program(vec![t(zero)])),
+            stream(&program(vec![t(x)])),
+            "array {array}, dc {dc}"
+        );
+    }
+}
