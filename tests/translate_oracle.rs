@@ -30,6 +30,8 @@ use texlate::{Error, Form, ReadOptions};
 
 mod support;
 
+use support::translate_corpus::{self, files, listing_kernels};
+
 /// One source program: where it comes from, its IR and the options it needs.
 struct Source {
     /// Kind of source (`nvidia words`, `dxbc blobs`, ...), for the counts.
@@ -73,45 +75,13 @@ fn nvidia_words(dir: &Path) -> Vec<Source> {
         .collect()
 }
 
-fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(ext))
-        .collect();
-    v.sort();
-    v
-}
-
 /// Each kernel of the `.sass` listings: from its `//---- .text.<kernel>` header to the next
 /// header, parsed as a listing of its own.
 fn nvidia_listing_kernels(dir: &Path) -> Vec<Source> {
     let mut out = Vec::new();
     for path in files(dir, ".sass") {
         let src = std::fs::read_to_string(&path).unwrap();
-        let mut chunks: Vec<(String, String)> = Vec::new();
-        for line in src.split_inclusive('\n') {
-            if line.starts_with("//---------------------") {
-                match line.split_whitespace().nth(1) {
-                    Some(h) if h.starts_with(".text.") => {
-                        chunks.push((h[6..].to_string(), String::new()))
-                    }
-                    _ => {
-                        if let Some((_, c)) = chunks.last() {
-                            if !c.is_empty() {
-                                chunks.push((String::new(), String::new()));
-                            }
-                        }
-                    }
-                }
-            }
-            if let Some((name, c)) = chunks.last_mut() {
-                if !name.is_empty() {
-                    c.push_str(line);
-                }
-            }
-        }
-        for (kernel, text) in chunks.into_iter().filter(|(n, _)| !n.is_empty()) {
+        for (kernel, text) in listing_kernels(&src) {
             let program = nvidia::parse_text(&text)
                 .unwrap_or_else(|e| panic!("{}: {kernel}: {e}", path.display()));
             if program.tex_instrs().count() == 0 {
@@ -186,196 +156,31 @@ fn dxbc_blobs(dir: &Path) -> Vec<Source> {
         .collect()
 }
 
-/// `#define NAME(params) body` macros of an OpenCL source expanded where they are invoked
-/// at the start of a line (all the corpus needs: `c03_dims.cl`'s `BODY_F`).
-fn expand_macros(cl: &str) -> String {
-    let joined = cl.replace("\\\n", " ");
-    let mut macros: Vec<(String, Vec<String>, String)> = Vec::new();
-    let mut rest = String::new();
-    for line in joined.lines() {
-        if let Some(def) = line.trim_start().strip_prefix("#define ") {
-            if let Some((head, body)) = def.split_once(')') {
-                if let Some((name, params)) = head.split_once('(') {
-                    let params = params.split(',').map(|p| p.trim().to_string()).collect();
-                    macros.push((name.trim().to_string(), params, body.to_string()));
-                    continue;
-                }
-            }
-        }
-        rest.push_str(line);
-        rest.push('\n');
-    }
-    let mut out = String::new();
-    'line: for line in rest.lines() {
-        for (name, params, body) in &macros {
-            let Some(args) = line
-                .trim()
-                .strip_prefix(name.as_str())
-                .and_then(|a| a.trim().strip_prefix('('))
-                .and_then(|a| a.trim_end().strip_suffix(')'))
-            else {
-                continue;
-            };
-            // Arguments split at commas outside parentheses.
-            let (mut depth, mut cur, mut list) = (0, String::new(), Vec::new());
-            for c in args.chars() {
-                match c {
-                    '(' => depth += 1,
-                    ')' => depth -= 1,
-                    ',' if depth == 0 => {
-                        list.push(std::mem::take(&mut cur).trim().to_string());
-                        continue;
-                    }
-                    _ => {}
-                }
-                cur.push(c);
-            }
-            list.push(cur.trim().to_string());
-            // Identifiers that are parameters are replaced; `##` pastes.
-            let body = body.replace(" ## ", "##");
-            let mut expanded = String::new();
-            let mut ident = String::new();
-            let flush = |ident: &mut String, expanded: &mut String| {
-                match params.iter().position(|p| p == ident) {
-                    Some(k) => expanded.push_str(&list[k]),
-                    None => expanded.push_str(ident),
-                }
-                ident.clear();
-            };
-            for c in body.chars() {
-                if c.is_alphanumeric() || c == '_' {
-                    ident.push(c);
-                } else {
-                    flush(&mut ident, &mut expanded);
-                    expanded.push(c);
-                }
-            }
-            flush(&mut ident, &mut expanded);
-            out.push_str(&expanded.replace("##", ""));
-            out.push('\n');
-            continue 'line;
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
-}
-
-/// The bindings-file dimension of an OpenCL image type.
-fn cl_dim(ty: &str) -> Option<&'static str> {
-    Some(match ty {
-        "image1d_t" => "1d",
-        "image1d_buffer_t" => "buffer",
-        "image1d_array_t" => "1d_array",
-        "image2d_t" | "image2d_depth_t" => "2d",
-        "image2d_array_t" | "image2d_array_depth_t" => "2d_array",
-        "image2d_msaa_t" | "image2d_msaa_depth_t" => "2d_ms",
-        "image2d_array_msaa_t" | "image2d_array_msaa_depth_t" => "2d_ms_array",
-        "image3d_t" => "3d",
-        _ => return None,
-    })
-}
-
-/// Per kernel of an OpenCL source: (dimension, return type) of its first image argument, and
-/// whether another image argument has a different dimension.
-fn cl_kernels(cl: &str) -> BTreeMap<String, (&'static str, &'static str, bool)> {
-    let text = expand_macros(cl);
-    let mut out = BTreeMap::new();
-    let parts: Vec<&str> = text.split("__kernel").skip(1).collect();
-    for part in parts {
-        let Some((head, body)) = part.split_once(')') else {
-            continue;
-        };
-        let Some((sig, params)) = head.split_once('(') else {
-            continue;
-        };
-        let Some(name) = sig.split_whitespace().last() else {
-            continue;
-        };
-        let dims: Vec<&'static str> = params
-            .split(',')
-            .filter_map(|p| p.split_whitespace().find_map(cl_dim))
-            .collect();
-        let Some(first) = dims.first() else { continue };
-        let ret = if body.contains("read_imageui") {
-            "uint"
-        } else if body.contains("read_imagei") {
-            "sint"
-        } else {
-            "float"
-        };
-        let mixed = dims.iter().any(|d| d != first);
-        out.insert(name.to_string(), (*first, ret, mixed));
-    }
-    out
-}
-
-/// Every `.visaasm` dump, with a bindings file for its surface `T6`.
+/// Every `.visaasm` dump, with a bindings file for its surface `T6` (see the module doc).
 fn visa_dumps(dir: &Path) -> (Vec<Source>, Vec<String>) {
-    let mut out = Vec::new();
-    let mut notes = Vec::new();
-    let mut cl_cache: BTreeMap<String, BTreeMap<String, (&'static str, &'static str, bool)>> =
-        BTreeMap::new();
     let read = ReadOptions {
         igc_compatible: true,
     };
-    let (mut defaulted, mut mixed) = (0, 0);
-    let dumps = dir.join("dumps");
-    for plat in files(&dumps, "") {
-        for group in files(&plat, "") {
-            let group_name = group.file_name().unwrap().to_string_lossy().into_owned();
-            let cl = dir.join(format!("{group_name}.cl"));
-            let kernels = cl_cache.entry(group_name.clone()).or_insert_with(|| {
-                std::fs::read_to_string(&cl)
-                    .map(|s| cl_kernels(&s))
-                    .unwrap_or_default()
-            });
-            for path in files(&group, ".visaasm") {
-                let file = path.file_name().unwrap().to_string_lossy().into_owned();
-                let kernel = file.split('.').next().unwrap().to_string();
-                let (dim, ret) = match kernels.get(&kernel) {
-                    Some(&(d, r, m)) => {
-                        if m {
-                            mixed += 1;
-                        }
-                        (d, r)
-                    }
-                    // A GenISA kernel names no image type: 2d, or 2d_ms for the ops that
-                    // exist for multisampled surfaces only.
-                    None if ["gi_ldms", "gi_ldmcs", "gi_sampleinfo"].contains(&kernel.as_str()) => {
-                        defaulted += 1;
-                        ("2d_ms", "float")
-                    }
-                    None => {
-                        defaulted += 1;
-                        ("2d", "float")
-                    }
-                };
-                let bindings = format!(
-                    "[[binding]]\ndim = \"{dim}\"\nreturn = \"{ret}\"\nvisa = {{ texture = \"T6\" }}\n"
-                );
-                let text = std::fs::read_to_string(&path).unwrap();
-                let name = format!(
-                    "{}_{group_name}_{kernel}",
-                    plat.file_name().unwrap().to_string_lossy()
-                );
-                let program = texlate::parse_text_with(Isa::Visa, &text, read)
-                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                out.push(Source {
-                    kind: "visa dumps",
-                    name,
-                    program,
-                    bindings: Some(("bindings.toml".into(), bindings)),
-                    read,
-                });
+    let (dumps, defaulted, mixed) = translate_corpus::visa_dumps(dir);
+    let out = dumps
+        .into_iter()
+        .map(|d| {
+            let text = std::fs::read_to_string(&d.path).unwrap();
+            Source {
+                kind: "visa dumps",
+                program: texlate::parse_text_with(Isa::Visa, &text, read)
+                    .unwrap_or_else(|e| panic!("{}: {e}", d.path.display())),
+                name: d.name,
+                bindings: Some(("bindings.toml".into(), d.bindings)),
+                read,
             }
-        }
-    }
-    notes.push(format!(
+        })
+        .collect();
+    let notes = vec![format!(
         "vISA sources: {defaulted} dumps with no OpenCL kernel (llvm_genisa) bound as 2d/float \
-         (2d_ms for gi_ldms, gi_ldmcs, gi_sampleinfo); \
-         {mixed} kernels with image arguments of more than one dimension bound as their first"
-    ));
+         (2d_ms for gi_ldms, gi_ldmcs, gi_sampleinfo); {mixed} kernels with image arguments of \
+         more than one dimension bound as their first"
+    )];
     (out, notes)
 }
 
@@ -425,23 +230,6 @@ fn known_rejection(tool: &str, program: &str, diagnostic: &str) -> Option<&'stat
         if diagnostic.contains("OpStore Pointer") && dx_uses("lod_indexable(") {
             return Some("vkd3d 1.2 `lod`: stores a v2float result into a v4float register");
         }
-        // vkd3d-compiler 1.2 knows no SM5.0 tiled-resource feedback opcodes.
-        if diagnostic.starts_with("REJECTED")
-            && program
-                .lines()
-                .any(|l| l.contains("_s ") || l.contains("_s("))
-        {
-            return Some("vkd3d 1.2 has no *_s feedback opcodes");
-        }
-    }
-    if tool.starts_with("GenX_IR") {
-        // IGC 12504's lexer rejects the `lod` mnemonic its own printer writes (research §3.1).
-        let lod = program
-            .lines()
-            .any(|l| l.trim_start().starts_with("lod.") || l.contains(") lod."));
-        if lod && diagnostic.contains("syntax error") {
-            return Some("GenX_IR 12504's lexer rejects `lod` (IGC prints it)");
-        }
     }
     None
 }
@@ -455,6 +243,8 @@ struct Counts {
     refused: BTreeMap<String, usize>,
     /// Distinct programs the tool ran on, where fewer than the translations.
     distinct: Option<usize>,
+    /// Instruction lines compared with the tool's listing.
+    lines: usize,
     /// Tool → verdicts.
     tools: BTreeMap<&'static str, Verdicts>,
 }
@@ -501,6 +291,12 @@ impl Counts {
         refused.sort_by(|a, b| b.1.cmp(a.1));
         for (why, n) in refused {
             s.push_str(&format!("    refused {n:4}: {why}\n"));
+        }
+        if self.lines > 0 {
+            s.push_str(&format!(
+                "    ({} instruction lines compared with nvdisasm's)\n",
+                self.lines
+            ));
         }
         if let Some(d) = self.distinct {
             s.push_str(&format!(
@@ -634,6 +430,7 @@ fn check_nvidia(env: &Path, translations: &[(String, Translation)], counts: &mut
         .map(|t| support::nvidia_instruction_lines(&t));
     for (k, ((name, t), (start, len))) in translations.iter().zip(&ranges).enumerate() {
         let ours = support::nvidia_instruction_lines(std::str::from_utf8(&t.output).unwrap());
+        counts.lines += ours.len();
         let theirs = match &theirs_all {
             Some(all) => Ok(all
                 .iter()

@@ -2,6 +2,8 @@
 //! gives when they are absent.
 #![allow(dead_code)]
 
+pub mod translate_corpus;
+
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
