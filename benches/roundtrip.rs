@@ -174,12 +174,16 @@ fn translations(c: &mut Criterion) {
                 continue;
             }
             let name = format!("translate_{}_to_{}", from.name(), to.name());
-            // Only the inputs that translate without refusal (to text and to binary).
+            // Only the inputs with a texture instruction that translate without refusal (to
+            // text and to binary).
             let mut tex = 0;
             let inputs: Vec<Input> = translation_inputs(from, to)
                 .into_iter()
                 .filter(|i| match translate(&i.bytes, &i.options) {
-                    Ok(t) if texlate::encode(to, &t.program, Form::Binary).is_ok() => {
+                    Ok(t)
+                        if !t.report.instructions.is_empty()
+                            && texlate::encode(to, &t.program, Form::Binary).is_ok() =>
+                    {
                         tex += t.report.instructions.len();
                         true
                     }
