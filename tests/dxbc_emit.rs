@@ -617,35 +617,6 @@ fn refusals() {
 
 // ---- Oracles (opt-in) ----
 
-/// Equal up to vkd3d-shader 1.6's spelling: a four-letter swizzle of one component written
-/// as that component (`t0.xxxx` = `t0.x`); a sampler's select component not written.
-fn fold(s: &str) -> String {
-    let mut out = String::new();
-    for tok in s.split_inclusive([' ', ',']) {
-        let (word, sep) = tok.split_at(tok.trim_end_matches([' ', ',']).len());
-        let w = match word.split_once('.') {
-            Some((reg, swz))
-                if swz.len() == 4
-                    && swz.chars().all(|c| "xyzw".contains(c))
-                    && swz.chars().all(|c| swz.starts_with(c)) =>
-            {
-                format!("{reg}.{}", &swz[..1])
-            }
-            Some((reg, swz))
-                if swz.len() == 1
-                    && reg.starts_with('s')
-                    && reg[1..].chars().all(|c| c.is_ascii_digit()) =>
-            {
-                reg.to_string()
-            }
-            _ => word.to_string(),
-        };
-        out.push_str(&w);
-        out.push_str(sep);
-    }
-    out
-}
-
 /// The mnemonic texlate emits for `t` (a file-name part).
 fn dxbc_mnemonic(t: &TexInstr) -> String {
     let mut p = program(vec![Item::Tex(Box::new(t.clone()))], true);
@@ -722,14 +693,12 @@ fn oracles_accept_every_emitted_program() {
         for (w, t) in theirs.iter().zip(body) {
             lines += 1;
             // Through the tokens: a parsed listing keeps its non-texture lines as text.
-            let back = dxbc::parse_text(w)
-                .and_then(|p| dxbc::print_hex(&p))
-                .and_then(|hex| {
-                    let words: Vec<&str> = hex.split_whitespace().collect();
-                    dxbc::print_text(&dxbc::decode_hex(&words)?)
-                })
-                .unwrap_or_else(|e| panic!("{name}: `{w}`: {e}"));
-            assert_eq!(fold(back.trim()), fold(t), "{name}: Wine printed `{w}`");
+            let back = support::dx_reprinted(w).unwrap_or_else(|e| panic!("{name}: `{w}`: {e}"));
+            assert_eq!(
+                support::dx_fold(back.trim()),
+                support::dx_fold(t),
+                "{name}: Wine printed `{w}`"
+            );
             matched += 1;
         }
     }

@@ -294,7 +294,7 @@ impl Counts {
         }
         if self.lines > 0 {
             s.push_str(&format!(
-                "    ({} instruction lines compared with nvdisasm's)\n",
+                "    ({} instruction lines compared with the tool's listing)\n",
                 self.lines
             ));
         }
@@ -530,6 +530,41 @@ fn check_dxbc(translations: &[(String, Translation)], counts: &mut Counts) -> Op
             files.len(),
             "{tool} reported on {seen} of {} files",
             files.len()
+        );
+    }
+    // Wine's listing of each accepted container, instruction by instruction, read back by
+    // texlate and printed as texlate prints it, equals texlate's own text (up to
+    // vkd3d-shader 1.6's spelling of one-component swizzles and sampler selects).
+    for (k, (name, t)) in translations.iter().enumerate() {
+        let file = out.join(format!("{}.txt", file_name(k, name, "dxbc")));
+        let Ok(wine) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let ours = texlate::encode(Isa::Dxbc, &t.program, Form::Text).unwrap();
+        let ours = support::dx_instruction_lines(std::str::from_utf8(&ours).unwrap());
+        let theirs = support::dx_instruction_lines(&wine);
+        counts.lines += ours.len();
+        let verdict = if ours.len() != theirs.len() {
+            Err(format!(
+                "{} instruction lines, Wine printed {}",
+                ours.len(),
+                theirs.len()
+            ))
+        } else {
+            ours.iter()
+                .zip(&theirs)
+                .find_map(|(o, w)| match support::dx_reprinted(w) {
+                    Ok(back) if support::dx_fold(&back) == support::dx_fold(o) => None,
+                    Ok(back) => Some(format!("texlate `{o}`, Wine `{w}` (read back `{back}`)")),
+                    Err(e) => Some(format!("Wine `{w}` does not read back: {e}")),
+                })
+                .map_or(Ok(()), Err)
+        };
+        counts.tool(
+            "Wine D3DDisassemble (same instructions)",
+            name,
+            &[],
+            verdict,
         );
     }
     let _ = std::fs::remove_dir_all(&dir);

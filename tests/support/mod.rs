@@ -166,3 +166,55 @@ pub fn wine_listings(report: &str) -> std::collections::BTreeMap<String, String>
 pub fn print_report(text: &str) {
     let _ = write!(std::io::stderr().lock(), "{text}");
 }
+
+/// Equal up to vkd3d-shader 1.6's spelling: a four-letter swizzle of one component written
+/// as that component (`t0.xxxx` = `t0.x`); a sampler's select component not written.
+pub fn dx_fold(s: &str) -> String {
+    let mut out = String::new();
+    for tok in s.split_inclusive([' ', ',']) {
+        let (word, sep) = tok.split_at(tok.trim_end_matches([' ', ',']).len());
+        let w = match word.split_once('.') {
+            Some((reg, swz))
+                if swz.len() == 4
+                    && swz.chars().all(|c| "xyzw".contains(c))
+                    && swz.chars().all(|c| swz.starts_with(c)) =>
+            {
+                format!("{reg}.{}", &swz[..1])
+            }
+            Some((reg, swz))
+                if swz.len() == 1
+                    && reg.starts_with('s')
+                    && reg[1..].chars().all(|c| c.is_ascii_digit()) =>
+            {
+                reg.to_string()
+            }
+            _ => word.to_string(),
+        };
+        out.push_str(&w);
+        out.push_str(sep);
+    }
+    out
+}
+
+/// A DX listing line as texlate prints it, from a line of Wine's (vkd3d-shader 1.6) listing:
+/// read back with texlate's parser, assembled, decoded and printed.
+pub fn dx_reprinted(wine_line: &str) -> Result<String, texlate::Error> {
+    use texlate::isa::dxbc;
+    let p = dxbc::parse_text(wine_line)?;
+    let hex = dxbc::print_hex(&p)?;
+    let words: Vec<&str> = hex.split_whitespace().collect();
+    Ok(dxbc::print_text(&dxbc::decode_hex(&words)?)?
+        .trim()
+        .to_string())
+}
+
+/// The instruction lines of a DX listing: without the version line, declarations, `//`
+/// comments, blank lines and the final `ret`.
+pub fn dx_instruction_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .skip(1)
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("//") && !l.starts_with("dcl_") && *l != "ret")
+        .map(str::to_string)
+        .collect()
+}
