@@ -257,3 +257,73 @@ fn a_register_map_places_the_operands() {
     let o = texlate(&[&["check"][..], &args[..], &[input.as_str()][..]].concat());
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
 }
+
+#[test]
+fn stage_and_simd_options() {
+    let nv = "TEX.LZ R0, R4, 0x6e, 2D, 0xf\n";
+    let d = scratch("stage", &[("in.sass", nv)]);
+    let o = texlate(&[
+        "translate",
+        "--from",
+        "nvidia",
+        "--to",
+        "dxbc",
+        &p(&d, "in.sass"),
+    ]);
+    assert!(
+        stdout(&o).starts_with("cs_5_0"),
+        "no derivatives: compute\n{}",
+        stdout(&o)
+    );
+    let o = texlate(&[
+        "translate",
+        "--from",
+        "nvidia",
+        "--to",
+        "dxbc",
+        "--stage",
+        "vertex",
+        &p(&d, "in.sass"),
+    ]);
+    assert!(stdout(&o).starts_with("vs_5_0"), "{}", stdout(&o));
+    let implicit = scratch("stage-ps", &[("in.sass", "TEX R0, R4, 0x6e, 2D, 0xf\n")]);
+    let o = texlate(&[
+        "translate",
+        "--from",
+        "nvidia",
+        "--to",
+        "dxbc",
+        &p(&implicit, "in.sass"),
+    ]);
+    assert!(
+        stdout(&o).starts_with("ps_5_0"),
+        "implicit LOD: pixel\n{}",
+        stdout(&o)
+    );
+    let o = texlate(&[
+        "translate",
+        "--from",
+        "nvidia",
+        "--to",
+        "visa",
+        "--simd",
+        "8",
+        &p(&d, "in.sass"),
+    ]);
+    assert!(
+        stdout(&o).contains("sample_lz.RGBA (M1, 8)"),
+        "{}",
+        stdout(&o)
+    );
+    let o = texlate(&[
+        "translate",
+        "--from",
+        "nvidia",
+        "--to",
+        "visa",
+        "--simd",
+        "32",
+        &p(&d, "in.sass"),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "clap refuses the width");
+}
