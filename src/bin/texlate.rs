@@ -236,6 +236,8 @@ enum Failure {
     Check(String),
     /// The semantic check found a disagreement (already printed).
     Disagree,
+    /// The input is valid but the command has nothing to do with it (exit 1).
+    Refused(String),
 }
 
 impl From<Error> for Failure {
@@ -356,14 +358,22 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 input.clone()
             };
             let program = texlate::parse_text_with(isa, &text, read.into())?;
-            if hex {
-                let out = isa::codec(isa).print_hex(&program)?;
-                write_output(output.as_deref(), out.as_bytes())
+            let out = if hex {
+                isa::codec(isa).print_hex(&program)?.into_bytes()
             } else {
                 let bytes = isa::codec(isa).encode_binary(&program)?;
                 note_unencoded_lines(isa, Form::Binary, &program);
-                write_output(output.as_deref(), &bytes)
+                bytes
+            };
+            if out.is_empty() {
+                // Never exit 0 with nothing to show.
+                return Err(Failure::Refused(format!(
+                    "nothing to assemble: `asm` encodes the texture instructions of {} text and \
+                     the input has none (its other lines are valid but have no encoding here)",
+                    isa.name()
+                )));
             }
+            write_output(output.as_deref(), &out)
         }
         Command::Explain {
             isa: Some(isa),
@@ -445,6 +455,10 @@ fn main() -> ExitCode {
         }
         Err(Failure::Check(e)) => {
             eprintln!("texlate: the semantic check cannot read the programs: {e}");
+            ExitCode::from(1)
+        }
+        Err(Failure::Refused(msg)) => {
+            eprintln!("texlate: {msg}");
             ExitCode::from(1)
         }
         Err(Failure::Disagree) => {

@@ -9,6 +9,7 @@
 pub mod constants;
 pub mod dxbc;
 pub mod hex;
+pub mod hint;
 pub mod nvidia;
 pub mod visa;
 

@@ -58,6 +58,7 @@ pub fn parse_text_with(src: &str, checks: Checks) -> Result<Program, Error> {
     {
         let scope = Scope::new(&program);
         let var_type = |v| scope.var_type(v);
+        let mut in_comment = false;
         for (i, line) in lines.iter().enumerate() {
             let no = i as u32 + 1;
             let span = Span {
@@ -65,7 +66,13 @@ pub fn parse_text_with(src: &str, checks: Checks) -> Result<Program, Error> {
                 line: no,
                 column: 1,
             };
-            let Some(parsed) = text::parse_line(line, no, &scope)? else {
+            let parsed = if in_comment {
+                None
+            } else {
+                text::parse_line(line, no, &scope)?
+            };
+            let Some(parsed) = parsed else {
+                text::check_other_line(line, no, &mut in_comment)?;
                 items.push(Item::Opaque(Opaque {
                     text: Some(line.to_string()),
                     bytes: Vec::new(),
@@ -114,9 +121,16 @@ pub fn parse_text_instructions(
     {
         let scope = Scope::new(&program);
         let var_type = |v| scope.var_type(v);
+        let mut in_comment = false;
         for (i, line) in lines.iter().enumerate() {
             let no = i as u32 + 1;
-            let Some(parsed) = text::parse_line(line, no, &scope)? else {
+            let parsed = if in_comment {
+                None
+            } else {
+                text::parse_line(line, no, &scope)?
+            };
+            let Some(parsed) = parsed else {
+                text::check_other_line(line, no, &mut in_comment)?;
                 continue;
             };
             validate::check(&parsed.inst, checks, &var_type)
@@ -472,4 +486,10 @@ impl crate::isa::Codec for VisaCodec {
     fn readme_table(&self) -> String {
         readme_table()
     }
+}
+
+/// Whether `name` is an instruction mnemonic of vISA text (a sampler op of `visa.toml`, any
+/// case, or a mnemonic of IGC's assembler, `mappings/visa_mnemonics.toml`).
+pub fn is_mnemonic(name: &str) -> bool {
+    tables::is_mnemonic(name)
 }

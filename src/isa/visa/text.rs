@@ -578,3 +578,76 @@ pub fn print_line(inst: &VisaInst, op: &OpDesc, layout: Option<&Layout>, scope: 
     line.push_str(&layout.trailing);
     line
 }
+
+/// Whether a line is inside, opens or closes a `/* ... */` comment; tracks the state across
+/// lines. Returns the part of the line outside any block comment (only a prefix is kept:
+/// text after a comment that closes on the line is checked too).
+fn strip_block_comment<'a>(line: &'a str, in_comment: &mut bool) -> &'a str {
+    if *in_comment {
+        match line.find("*/") {
+            Some(end) => {
+                *in_comment = false;
+                strip_block_comment(&line[end + 2..], in_comment)
+            }
+            None => "",
+        }
+    } else if let Some(start) = line
+        .trim_start()
+        .strip_prefix("/*")
+        .map(|r| line.len() - r.len())
+    {
+        *in_comment = true;
+        strip_block_comment(&line[start..], in_comment)
+    } else {
+        line
+    }
+}
+
+/// Checks a line that is not a sampler instruction: blank, a comment, a directive (`.decl`,
+/// `.kernel`, ...), a label (`name:`), a brace, or an instruction whose mnemonic IGC's
+/// assembler reads (`mappings/visa_mnemonics.toml`). Anything else is a parse error at the
+/// unknown word, with the closest mnemonic as a hint. `in_comment` carries the state of a
+/// multi-line `/* ... */` comment from line to line.
+pub fn check_other_line(text: &str, no: u32, in_comment: &mut bool) -> Result<(), Error> {
+    let kept = strip_block_comment(text, in_comment);
+    let offset = text.len() - kept.len();
+    let body = kept.trim();
+    if body.is_empty() || body.starts_with("//") || body.starts_with('.') {
+        return Ok(());
+    }
+    if matches!(body, "{" | "}") {
+        return Ok(());
+    }
+    let mut at = offset + (kept.len() - kept.trim_start().len());
+    let mut rest = &text[at..];
+    // A label: IGC's lexer rule `^[a-zA-Z_$@?][a-zA-Z0-9_\-$@?]*:`.
+    let ident = |c: char| c.is_ascii_alphanumeric() || "_-$@?".contains(c);
+    let head_len = rest.find(|c: char| !ident(c)).unwrap_or(rest.len());
+    if head_len > 0 && rest[head_len..].starts_with(':') {
+        let after = rest[head_len + 1..].trim();
+        if after.is_empty() || after.starts_with("//") {
+            return Ok(());
+        }
+    }
+    // A predicate `(P1)` / `(!P1.any)` before the mnemonic.
+    if rest.starts_with('(') {
+        if let Some(close) = rest.find(')') {
+            let after = &rest[close + 1..];
+            at += close + 1 + (after.len() - after.trim_start().len());
+            rest = &text[at..];
+        }
+    }
+    let word_len = rest
+        .find(|c: char| c.is_whitespace() || c == '.')
+        .unwrap_or(rest.len());
+    let word = &rest[..word_len];
+    if tables::is_mnemonic(word) {
+        return Ok(());
+    }
+    let expected = crate::isa::hint::expected_with_hint(
+        "a vISA instruction mnemonic, a directive, a label or a comment",
+        word,
+        tables::all_mnemonics(),
+    );
+    Err(parse_error(text, no, at, word, &expected))
+}
