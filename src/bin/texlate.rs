@@ -297,6 +297,16 @@ fn note_unencoded_lines(isa: Isa, form: Form, program: &texlate::Program) {
     }
 }
 
+/// A vISA `.isa` container is read (its kernels and sampler instructions), and refused for
+/// translation with what IGC 12504's writer cut from its first sampler instruction.
+fn refuse_container(from: Isa, bytes: &[u8]) -> Result<(), Failure> {
+    if from == Isa::Visa && isa::visa::is_isa_container(bytes) {
+        let c = isa::visa::decode_isa_container(bytes)?;
+        return Err(Failure::Texlate(isa::visa::container_refusal(&c)));
+    }
+    Ok(())
+}
+
 fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Translate {
@@ -306,7 +316,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
             json,
         } => {
             let options = args.options()?;
-            let t = translate::translate(&read_input(&input)?, &options)?;
+            let bytes = read_input(&input)?;
+            refuse_container(options.from, &bytes)?;
+            let t = translate::translate(&bytes, &options)?;
             if options.from == options.to {
                 note_unencoded_lines(options.to, options.emit, &t.program);
             }
@@ -328,7 +340,15 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     let words: Vec<&str> = words.iter().map(String::as_str).collect();
                     isa::codec(isa).decode_hex(&words)?
                 }
-                (None, Some(file)) => isa::codec(isa).decode_binary(&read_input(&file)?)?,
+                (None, Some(file)) => {
+                    let bytes = read_input(&file)?;
+                    if isa == Isa::Visa && isa::visa::is_isa_container(&bytes) {
+                        let c = isa::visa::decode_isa_container(&bytes)?;
+                        let text = isa::visa::print_isa_container(&c);
+                        return write_output(output.as_deref(), text.as_bytes());
+                    }
+                    isa::codec(isa).decode_binary(&bytes)?
+                }
                 (None, None) => unreachable!("clap requires a file or --hex"),
             };
             let text = isa::codec(isa).print_text(&program)?;
@@ -381,7 +401,17 @@ fn run(cli: Cli) -> Result<(), Failure> {
             read,
             ..
         } => {
-            let program = texlate::decode_with(Isa::from(isa), &read_input(&input)?, read.into())?;
+            let bytes = read_input(&input)?;
+            if Isa::from(isa) == Isa::Visa && isa::visa::is_isa_container(&bytes) {
+                let c = isa::visa::decode_isa_container(&bytes)?;
+                let mut text = isa::visa::print_isa_container(&c);
+                text.push_str(
+                    "// no IR: an instruction without its last operands does not lift \
+                     (translate the .visaasm text)\n",
+                );
+                return write_output(None, text.as_bytes());
+            }
+            let program = texlate::decode_with(Isa::from(isa), &bytes, read.into())?;
             write_output(None, ir::display_program(&program).as_bytes())
         }
         Command::Explain {
@@ -412,7 +442,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 read,
             };
             let options = args.options()?;
-            let source = texlate::decode_with(options.from, &read_input(&input)?, options.read)?;
+            let bytes = read_input(&input)?;
+            refuse_container(options.from, &bytes)?;
+            let source = texlate::decode_with(options.from, &bytes, options.read)?;
             let report = if options.from == options.to {
                 translate::translate_program(source, &options)?.report
             } else {
@@ -428,6 +460,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Check { args, input, seed } => {
             let options = args.options()?;
             let bytes = read_input(&input)?;
+            refuse_container(options.from, &bytes)?;
             let t = translate::translate(&bytes, &options)?;
             let report = translate::check(&bytes, &t, &options, seed)
                 .map_err(|e| Failure::Check(e.to_string()))?;
