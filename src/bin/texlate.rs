@@ -45,17 +45,39 @@ enum Emit {
 /// Options that change how inputs are read.
 #[derive(clap::Args, Clone, Copy)]
 struct ReadArgs {
-    /// Accept what IGC 1.0.12504 itself prints although it breaks a vISA rule (sample4
-    /// parameters mixing F and HF).
+    /// Refuse what IGC 1.0.12504 itself prints although it breaks a vISA rule (sample4
+    /// parameters mixing F and HF). By default it is read, with a warning.
     #[arg(long)]
+    strict: bool,
+    /// Accepted for compatibility: reading what IGC prints is the default.
+    #[arg(long, hide = true)]
     igc_compat: bool,
 }
 
 impl From<ReadArgs> for ReadOptions {
     fn from(a: ReadArgs) -> Self {
         ReadOptions {
-            igc_compatible: a.igc_compat,
+            igc_compatible: !a.strict,
         }
+    }
+}
+
+/// Warns about what a vISA text breaks although IGC 1.0.12504 writes it (read by default,
+/// refused by `--strict`): the strict reading's refusal, as a warning.
+fn warn_igc_relaxations(isa: Isa, bytes: &[u8], options: ReadOptions) {
+    if isa != Isa::Visa || !options.igc_compatible {
+        return;
+    }
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    if isa::codec(isa).looks_binary(bytes) {
+        return;
+    }
+    if let Err(e) = texlate::parse_text_with(isa, text, ReadOptions::default()) {
+        eprintln!(
+            "texlate: warning: {e} (IGC 1.0.12504 writes this itself, so it is read; --strict refuses it)"
+        );
     }
 }
 
@@ -93,11 +115,14 @@ struct TranslateArgs {
     /// derivatives, otherwise compute).
     #[arg(long, value_enum)]
     stage: Option<StageArg>,
-    /// Refuse inputs with non-texture items instead of keeping them as comments.
+    /// Refuse inputs with non-texture items instead of keeping them as comments, and vISA
+    /// that IGC 1.0.12504 writes although it breaks a vISA rule (sample4 parameters mixing
+    /// F and HF; read with a warning by default).
     #[arg(long)]
     strict: bool,
-    #[command(flatten)]
-    read: ReadArgs,
+    /// Accepted for compatibility: reading what IGC prints is the default.
+    #[arg(long, hide = true)]
+    igc_compat: bool,
 }
 
 impl TranslateArgs {
@@ -128,7 +153,9 @@ impl TranslateArgs {
                 StageArg::Vertex => isa::Stage::Vertex,
             }),
             strict: self.strict,
-            read: self.read.into(),
+            read: ReadOptions {
+                igc_compatible: !self.strict,
+            },
         })
     }
 }
@@ -318,6 +345,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let options = args.options()?;
             let bytes = read_input(&input)?;
             refuse_container(options.from, &bytes)?;
+            warn_igc_relaxations(options.from, &bytes, options.read);
             let t = translate::translate(&bytes, &options)?;
             if options.from == options.to {
                 note_unencoded_lines(options.to, options.emit, &t.program);
@@ -377,6 +405,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             } else {
                 input.clone()
             };
+            warn_igc_relaxations(isa, text.as_bytes(), read.into());
             let program = texlate::parse_text_with(isa, &text, read.into())?;
             let out = if hex {
                 isa::codec(isa).print_hex(&program)?.into_bytes()
@@ -411,6 +440,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 );
                 return write_output(None, text.as_bytes());
             }
+            warn_igc_relaxations(Isa::from(isa), &bytes, read.into());
             let program = texlate::decode_with(Isa::from(isa), &bytes, read.into())?;
             write_output(None, ir::display_program(&program).as_bytes())
         }
@@ -438,12 +468,13 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 regmap,
                 simd,
                 stage: None,
-                strict: false,
-                read,
+                strict: read.strict,
+                igc_compat: false,
             };
             let options = args.options()?;
             let bytes = read_input(&input)?;
             refuse_container(options.from, &bytes)?;
+            warn_igc_relaxations(options.from, &bytes, options.read);
             let source = texlate::decode_with(options.from, &bytes, options.read)?;
             let report = if options.from == options.to {
                 translate::translate_program(source, &options)?.report

@@ -412,9 +412,21 @@ fn parse_raw(l: &mut Line, scope: &Scope) -> Result<Raw, Error> {
     let Some((name, off)) = tok.split_once('.') else {
         return Err(l.error(at, tok, expected));
     };
-    let offset = off
-        .parse::<u16>()
-        .map_err(|_| l.error(at + name.len() + 1, off, "a byte offset 0..65535"))?;
+    // IGC's assembler also reads an offset expression: `V32.(64)`, `V32.(2*32+16)`.
+    let value = match off.strip_prefix('(').and_then(|e| e.strip_suffix(')')) {
+        Some(expr) => const_expr(expr),
+        None => off
+            .parse::<i64>()
+            .ok()
+            .filter(|_| !off.starts_with(['+', '-'])),
+    };
+    let offset = value.and_then(|v| u16::try_from(v).ok()).ok_or_else(|| {
+        l.error(
+            at + name.len() + 1,
+            off,
+            "a byte offset 0..65535 or an offset expression `(<expr>)`",
+        )
+    })?;
     match resolve(l, at, name, scope)? {
         Named::General(var) => Ok(Raw { var, offset }),
         other => Err(class_error(
@@ -650,4 +662,93 @@ pub fn check_other_line(text: &str, no: u32, in_comment: &mut bool) -> Result<()
         tables::all_mnemonics(),
     );
     Err(parse_error(text, no, at, word, &expected))
+}
+
+/// Evaluates an integer constant expression of IGC's assembler (`64`, `0x40`, `2*32+16`,
+/// `(a+b)*c`, unary `-`): `None` when it is not one or overflows.
+fn const_expr(s: &str) -> Option<i64> {
+    fn sum(t: &[u8], i: &mut usize) -> Option<i64> {
+        let mut v = product(t, i)?;
+        loop {
+            skip(t, i);
+            match t.get(*i) {
+                Some(b'+') => {
+                    *i += 1;
+                    v = v.checked_add(product(t, i)?)?;
+                }
+                Some(b'-') => {
+                    *i += 1;
+                    v = v.checked_sub(product(t, i)?)?;
+                }
+                _ => return Some(v),
+            }
+        }
+    }
+    fn product(t: &[u8], i: &mut usize) -> Option<i64> {
+        let mut v = unary(t, i)?;
+        loop {
+            skip(t, i);
+            match t.get(*i) {
+                Some(b'*') => {
+                    *i += 1;
+                    v = v.checked_mul(unary(t, i)?)?;
+                }
+                Some(b'/') => {
+                    *i += 1;
+                    v = v.checked_div(unary(t, i)?)?;
+                }
+                _ => return Some(v),
+            }
+        }
+    }
+    fn unary(t: &[u8], i: &mut usize) -> Option<i64> {
+        skip(t, i);
+        match t.get(*i)? {
+            b'-' => {
+                *i += 1;
+                unary(t, i)?.checked_neg()
+            }
+            b'(' => {
+                *i += 1;
+                let v = sum(t, i)?;
+                skip(t, i);
+                (t.get(*i) == Some(&b')')).then(|| *i += 1)?;
+                Some(v)
+            }
+            _ => {
+                let start = *i;
+                while t.get(*i).is_some_and(|b| b.is_ascii_alphanumeric()) {
+                    *i += 1;
+                }
+                let lit = std::str::from_utf8(&t[start..*i]).ok()?;
+                match lit.strip_prefix("0x").or_else(|| lit.strip_prefix("0X")) {
+                    Some(h) => i64::from_str_radix(h, 16).ok(),
+                    None => lit.parse().ok(),
+                }
+            }
+        }
+    }
+    fn skip(t: &[u8], i: &mut usize) {
+        while t.get(*i).is_some_and(u8::is_ascii_whitespace) {
+            *i += 1;
+        }
+    }
+    let t = s.as_bytes();
+    let mut i = 0;
+    let v = sum(t, &mut i)?;
+    skip(t, &mut i);
+    (i == t.len()).then_some(v)
+}
+
+#[cfg(test)]
+mod expr_tests {
+    #[test]
+    fn offset_expressions() {
+        assert_eq!(super::const_expr("64"), Some(64));
+        assert_eq!(super::const_expr("2*32+16"), Some(80));
+        assert_eq!(super::const_expr("(1+1)*0x20"), Some(64));
+        assert_eq!(super::const_expr("-32+96"), Some(64));
+        assert_eq!(super::const_expr("64)"), None);
+        assert_eq!(super::const_expr(""), None);
+    }
 }
