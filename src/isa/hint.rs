@@ -17,9 +17,10 @@ fn distance(a: &str, b: &str) -> usize {
 }
 
 /// The candidate closest to `token`, if one is close enough to be a likely misspelling (at
-/// most a third of the token's length away, at least 2 edits allowed).
+/// most a third of the token's length away: 1 edit for up to 4 characters, else at least 2).
 pub fn closest<'a>(token: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (token.chars().count() / 3).max(2);
+    let len = token.chars().count();
+    let limit = if len <= 4 { 1 } else { (len / 3).max(2) };
     candidates
         .into_iter()
         .map(|c| (distance(token, c), c))
@@ -50,5 +51,6 @@ mod tests {
         assert_eq!(closest("sample_lzz", c), Some("sample_lz"));
         assert_eq!(closest("MOV", c), Some("mov"));
         assert_eq!(closest("xyzzyplugh", c), None);
+        assert_eq!(closest("foo", ["or"]), None);
     }
 }
