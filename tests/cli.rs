@@ -242,7 +242,7 @@ fn explain_prints_the_ir() {
 }
 
 #[test]
-fn igc_compat_reads_igcs_mixed_type_gather() {
+fn igcs_mixed_type_gather_is_read_with_a_warning_and_refused_by_strict() {
     let file = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/corpus/intel/dumps/tgllp/llvm_genisa");
     let Ok(entries) = std::fs::read_dir(&file) else {
@@ -258,17 +258,39 @@ fn igc_compat_reads_igcs_mixed_type_gather() {
         })
         .expect("the corpus has IGC's half-precision gather4 dump");
     let path = gather.to_str().unwrap();
-    let strict = texlate(&["translate", "--from", "visa", "--to", "visa", path]);
-    assert_eq!(
-        strict.status.code(),
-        Some(1),
-        "mixed F/HF parameters are rejected by default"
-    );
+    // Default: IGC's own text is read, with a warning naming the rule it breaks.
+    let read = texlate(&["translate", "--from", "visa", "--to", "visa", path]);
+    assert!(read.status.success(), "{}", stderr(&read));
+    assert_eq!(read.stdout, std::fs::read(&gather).unwrap());
     assert!(
-        stderr(&strict).contains("param-type"),
+        stderr(&read).contains("warning") && stderr(&read).contains("param-type"),
         "{}",
-        stderr(&strict)
+        stderr(&read)
     );
+    for args in [
+        vec![
+            "translate",
+            "--from",
+            "visa",
+            "--to",
+            "visa",
+            "--strict",
+            path,
+        ],
+        vec!["explain", "--isa", "visa", "--strict", path],
+    ] {
+        let strict = texlate(&args);
+        assert_eq!(strict.status.code(), Some(1), "{args:?}: --strict refuses");
+        assert!(
+            stderr(&strict).contains("param-type"),
+            "{}",
+            stderr(&strict)
+        );
+    }
+    let explain = texlate(&["explain", "--isa", "visa", path]);
+    assert!(explain.status.success(), "{}", stderr(&explain));
+    assert!(stderr(&explain).contains("warning"), "{}", stderr(&explain));
+    // The old flag is still accepted.
     let compat = texlate(&[
         "translate",
         "--from",
@@ -279,5 +301,26 @@ fn igc_compat_reads_igcs_mixed_type_gather() {
         path,
     ]);
     assert!(compat.status.success(), "{}", stderr(&compat));
-    assert_eq!(compat.stdout, std::fs::read(&gather).unwrap());
+}
+
+#[test]
+fn visa_offset_expressions_are_read_and_kept() {
+    let line = "sample_lz.RGBA (M1, 16)  0x0:uw S0 T6 V40.(64) V41.(2*32)\n";
+    let p = texlate::parse_text_with(texlate::Isa::Visa, line, Default::default()).unwrap();
+    let plain = texlate::parse_text_with(
+        texlate::Isa::Visa,
+        "sample_lz.RGBA (M1, 16)  0x0:uw S0 T6 V40.64 V41.64\n",
+        Default::default(),
+    )
+    .unwrap();
+    let hex = |p: &texlate::Program| {
+        texlate::isa::codec(texlate::Isa::Visa)
+            .print_hex(p)
+            .unwrap()
+    };
+    assert_eq!(hex(&p), hex(&plain));
+    let text = texlate::isa::codec(texlate::Isa::Visa)
+        .print_text(&p)
+        .unwrap();
+    assert_eq!(text, line);
 }

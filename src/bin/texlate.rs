@@ -45,17 +45,39 @@ enum Emit {
 /// Options that change how inputs are read.
 #[derive(clap::Args, Clone, Copy)]
 struct ReadArgs {
-    /// Accept what IGC 1.0.12504 itself prints although it breaks a vISA rule (sample4
-    /// parameters mixing F and HF).
+    /// Refuse what IGC 1.0.12504 itself prints although it breaks a vISA rule (sample4
+    /// parameters mixing F and HF). By default it is read, with a warning.
     #[arg(long)]
+    strict: bool,
+    /// Accepted for compatibility: reading what IGC prints is the default.
+    #[arg(long, hide = true)]
     igc_compat: bool,
 }
 
 impl From<ReadArgs> for ReadOptions {
     fn from(a: ReadArgs) -> Self {
         ReadOptions {
-            igc_compatible: a.igc_compat,
+            igc_compatible: !a.strict,
         }
+    }
+}
+
+/// Warns about what a vISA text breaks although IGC 1.0.12504 writes it (read by default,
+/// refused by `--strict`): the strict reading's refusal, as a warning.
+fn warn_igc_relaxations(isa: Isa, bytes: &[u8], options: ReadOptions) {
+    if isa != Isa::Visa || !options.igc_compatible {
+        return;
+    }
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    if isa::codec(isa).looks_binary(bytes) {
+        return;
+    }
+    if let Err(e) = texlate::parse_text_with(isa, text, ReadOptions::default()) {
+        eprintln!(
+            "texlate: warning: {e} (IGC 1.0.12504 writes this itself, so it is read; --strict refuses it)"
+        );
     }
 }
 
@@ -93,11 +115,14 @@ struct TranslateArgs {
     /// derivatives, otherwise compute).
     #[arg(long, value_enum)]
     stage: Option<StageArg>,
-    /// Refuse inputs with non-texture items instead of keeping them as comments.
+    /// Refuse inputs with non-texture items instead of keeping them as comments, and vISA
+    /// that IGC 1.0.12504 writes although it breaks a vISA rule (sample4 parameters mixing
+    /// F and HF; read with a warning by default).
     #[arg(long)]
     strict: bool,
-    #[command(flatten)]
-    read: ReadArgs,
+    /// Accepted for compatibility: reading what IGC prints is the default.
+    #[arg(long, hide = true)]
+    igc_compat: bool,
 }
 
 impl TranslateArgs {
@@ -128,7 +153,9 @@ impl TranslateArgs {
                 StageArg::Vertex => isa::Stage::Vertex,
             }),
             strict: self.strict,
-            read: self.read.into(),
+            read: ReadOptions {
+                igc_compatible: !self.strict,
+            },
         })
     }
 }
@@ -241,6 +268,8 @@ enum Failure {
     Check(String),
     /// The semantic check found a disagreement (already printed).
     Disagree,
+    /// The input is valid but the command has nothing to do with it (exit 1).
+    Refused(String),
 }
 
 impl From<Error> for Failure {
@@ -300,6 +329,16 @@ fn note_unencoded_lines(isa: Isa, form: Form, program: &texlate::Program) {
     }
 }
 
+/// A vISA `.isa` container is read (its kernels and sampler instructions), and refused for
+/// translation with what IGC 12504's writer cut from its first sampler instruction.
+fn refuse_container(from: Isa, bytes: &[u8]) -> Result<(), Failure> {
+    if from == Isa::Visa && isa::visa::is_isa_container(bytes) {
+        let c = isa::visa::decode_isa_container(bytes)?;
+        return Err(Failure::Texlate(isa::visa::container_refusal(&c)));
+    }
+    Ok(())
+}
+
 fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Translate {
@@ -309,7 +348,10 @@ fn run(cli: Cli) -> Result<(), Failure> {
             json,
         } => {
             let options = args.options()?;
-            let t = translate::translate(&read_input(&input)?, &options)?;
+            let bytes = read_input(&input)?;
+            refuse_container(options.from, &bytes)?;
+            warn_igc_relaxations(options.from, &bytes, options.read);
+            let t = translate::translate(&bytes, &options)?;
             if options.from == options.to {
                 note_unencoded_lines(options.to, options.emit, &t.program);
             }
@@ -331,7 +373,15 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     let words: Vec<&str> = words.iter().map(String::as_str).collect();
                     isa::codec(isa).decode_hex(&words)?
                 }
-                (None, Some(file)) => isa::codec(isa).decode_binary(&read_input(&file)?)?,
+                (None, Some(file)) => {
+                    let bytes = read_input(&file)?;
+                    if isa == Isa::Visa && isa::visa::is_isa_container(&bytes) {
+                        let c = isa::visa::decode_isa_container(&bytes)?;
+                        let text = isa::visa::print_isa_container(&c);
+                        return write_output(output.as_deref(), text.as_bytes());
+                    }
+                    isa::codec(isa).decode_binary(&bytes)?
+                }
                 (None, None) => unreachable!("clap requires a file or --hex"),
             };
             let text = isa::codec(isa).print_text(&program)?;
@@ -360,15 +410,24 @@ fn run(cli: Cli) -> Result<(), Failure> {
             } else {
                 input.clone()
             };
+            warn_igc_relaxations(isa, text.as_bytes(), read.into());
             let program = texlate::parse_text_with(isa, &text, read.into())?;
-            if hex {
-                let out = isa::codec(isa).print_hex(&program)?;
-                write_output(output.as_deref(), out.as_bytes())
+            let out = if hex {
+                isa::codec(isa).print_hex(&program)?.into_bytes()
             } else {
                 let bytes = isa::codec(isa).encode_binary(&program)?;
                 note_unencoded_lines(isa, Form::Binary, &program);
-                write_output(output.as_deref(), &bytes)
+                bytes
+            };
+            if out.is_empty() {
+                // Never exit 0 with nothing to show.
+                return Err(Failure::Refused(format!(
+                    "nothing to assemble: `asm` encodes the texture instructions of {} text and \
+                     the input has none (its other lines are valid but have no encoding here)",
+                    isa.name()
+                )));
             }
+            write_output(output.as_deref(), &out)
         }
         Command::Explain {
             isa: Some(isa),
@@ -376,7 +435,18 @@ fn run(cli: Cli) -> Result<(), Failure> {
             read,
             ..
         } => {
-            let program = texlate::decode_with(Isa::from(isa), &read_input(&input)?, read.into())?;
+            let bytes = read_input(&input)?;
+            if Isa::from(isa) == Isa::Visa && isa::visa::is_isa_container(&bytes) {
+                let c = isa::visa::decode_isa_container(&bytes)?;
+                let mut text = isa::visa::print_isa_container(&c);
+                text.push_str(
+                    "// no IR: an instruction without its last operands does not lift \
+                     (translate the .visaasm text)\n",
+                );
+                return write_output(None, text.as_bytes());
+            }
+            warn_igc_relaxations(Isa::from(isa), &bytes, read.into());
+            let program = texlate::decode_with(Isa::from(isa), &bytes, read.into())?;
             write_output(None, ir::display_program(&program).as_bytes())
         }
         Command::Explain {
@@ -403,11 +473,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 regmap,
                 simd,
                 stage: None,
-                strict: false,
-                read,
+                strict: read.strict,
+                igc_compat: false,
             };
             let options = args.options()?;
-            let source = texlate::decode_with(options.from, &read_input(&input)?, options.read)?;
+            let bytes = read_input(&input)?;
+            refuse_container(options.from, &bytes)?;
+            warn_igc_relaxations(options.from, &bytes, options.read);
+            let source = texlate::decode_with(options.from, &bytes, options.read)?;
             let report = if options.from == options.to {
                 translate::translate_program(source, &options)?.report
             } else {
@@ -423,6 +496,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Check { args, input, seed } => {
             let options = args.options()?;
             let bytes = read_input(&input)?;
+            refuse_container(options.from, &bytes)?;
             let t = translate::translate(&bytes, &options)?;
             let report = translate::check(&bytes, &t, &options, seed)
                 .map_err(|e| Failure::Check(e.to_string()))?;
@@ -455,6 +529,10 @@ fn main() -> ExitCode {
         }
         Err(Failure::Check(e)) => {
             eprintln!("texlate: the semantic check cannot read the programs: {e}");
+            ExitCode::from(1)
+        }
+        Err(Failure::Refused(msg)) => {
+            eprintln!("texlate: {msg}");
             ExitCode::from(1)
         }
         Err(Failure::Disagree) => {

@@ -45,6 +45,7 @@ pub(crate) use codec_functions;
 pub mod constants;
 pub mod dxbc;
 pub mod hex;
+pub mod hint;
 pub mod nvidia;
 pub mod visa;
 

@@ -507,6 +507,13 @@ fn mnemonic<'a>(c: &mut Cursor<'a>) -> Result<Mnemonic<'a>, ParseError> {
 /// Where the `precise` component mask sits in the controls (opcode token `[22:19]`).
 const PRECISE_SHIFT: u32 = 8;
 
+/// "an SM4/SM5 mnemonic", with the closest known one as a hint.
+fn unknown_mnemonic(t: &super::tables::Tables, name: &str) -> String {
+    let mut names: Vec<&str> = t.by_name.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    crate::isa::hint::expected_with_hint("an SM4/SM5 mnemonic", name, names)
+}
+
 /// Parses one instruction line (without indentation); `at` locates its first byte.
 pub fn instruction(text: &str, at: LinePos) -> Result<Instruction, ParseError> {
     let t = tables();
@@ -553,12 +560,12 @@ pub fn instruction(text: &str, at: LinePos) -> Result<Instruction, ParseError> {
             }
             name = "sync";
         } else {
-            return Err(c.err_at(0, "an SM4/SM5 mnemonic"));
+            return Err(c.err_at(0, unknown_mnemonic(t, &m.name)));
         }
     };
     let info = t
         .op(opcode)
-        .ok_or_else(|| c.err_at(0, "an SM4/SM5 mnemonic"))?;
+        .ok_or_else(|| c.err_at(0, unknown_mnemonic(t, &m.name)))?;
     let mut instr = Instruction::new(opcode);
     if sat {
         controls |= 4;

@@ -169,6 +169,7 @@ pub(super) fn parse(src: &str) -> Result<Program, Error> {
             column: 1,
         };
         let Some(mut tl) = split_tex_line(line) else {
+            super::mnemonics::check_other_line(line, line_no)?;
             program.items.push(Item::Opaque(Opaque {
                 text: Some(line.to_string()),
                 bytes: Vec::new(),

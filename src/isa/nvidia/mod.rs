@@ -19,6 +19,7 @@ mod emit_inst;
 pub mod inst;
 mod lift;
 mod listing;
+pub mod mnemonics;
 pub mod packing;
 pub mod table;
 pub mod text;

@@ -58,6 +58,7 @@ pub fn parse_text_with(src: &str, checks: Checks) -> Result<Program, Error> {
     {
         let scope = Scope::new(&program);
         let var_type = |v| scope.var_type(v);
+        let mut in_comment = false;
         for (i, line) in lines.iter().enumerate() {
             let no = i as u32 + 1;
             let span = Span {
@@ -65,7 +66,13 @@ pub fn parse_text_with(src: &str, checks: Checks) -> Result<Program, Error> {
                 line: no,
                 column: 1,
             };
-            let Some(parsed) = text::parse_line(line, no, &scope)? else {
+            let parsed = if in_comment {
+                None
+            } else {
+                text::parse_line(line, no, &scope)?
+            };
+            let Some(parsed) = parsed else {
+                text::check_other_line(line, no, &mut in_comment)?;
                 items.push(Item::Opaque(Opaque {
                     text: Some(line.to_string()),
                     bytes: Vec::new(),
@@ -114,9 +121,16 @@ pub fn parse_text_instructions(
     {
         let scope = Scope::new(&program);
         let var_type = |v| scope.var_type(v);
+        let mut in_comment = false;
         for (i, line) in lines.iter().enumerate() {
             let no = i as u32 + 1;
-            let Some(parsed) = text::parse_line(line, no, &scope)? else {
+            let parsed = if in_comment {
+                None
+            } else {
+                text::parse_line(line, no, &scope)?
+            };
+            let Some(parsed) = parsed else {
+                text::check_other_line(line, no, &mut in_comment)?;
                 continue;
             };
             validate::check(&parsed.inst, checks, &var_type)
@@ -218,8 +232,8 @@ pub fn decode_binary(bytes: &[u8]) -> Result<Program, Error> {
         return Err(binary::decode_error(
             0,
             "a vISA container (.isa file): IGC 12504's writer cut the last operands of each \
-             instruction, so it holds no whole texture instruction; \
-             texlate::isa::visa::decode_isa_container reads what it holds",
+             instruction, so it holds no whole texture instruction; `texlate disasm --isa \
+             visa` (texlate::isa::visa::decode_isa_container) shows what it holds",
         ));
     }
     let mut program = Program::new(Isa::Visa);
@@ -446,4 +460,91 @@ impl crate::isa::Codec for VisaCodec {
             parse_text(src)
         }
     }
+}
+
+/// Whether `name` is an instruction mnemonic of vISA text (a sampler op of `visa.toml`, any
+/// case, or a mnemonic of IGC's assembler, `mappings/visa_mnemonics.toml`).
+pub fn is_mnemonic(name: &str) -> bool {
+    tables::is_mnemonic(name)
+}
+
+/// Whether `bytes` is a vISA `.isa` container (`CISA` magic).
+pub fn is_isa_container(bytes: &[u8]) -> bool {
+    bytes.starts_with(container::MAGIC)
+}
+
+/// One sampler instruction of a container as vISA text, as far as the writer kept it, and
+/// what it lost.
+fn container_inst_text(s: &IsaSampler, scope: &Scope) -> (String, String) {
+    let text = match s.inst.op() {
+        Some(op) => text::print_inst(&s.inst, op, scope),
+        None => format!("opcode {:#04x} sub-op {}", s.inst.opcode, s.inst.subop),
+    };
+    let mut lost = format!("the last {} operand slot(s)", s.dropped);
+    if !s.dst_kept {
+        lost.push_str(" (its destination too: `%null.0` above stands for it)");
+    } else if s.num_params.is_none() && matches!(s.inst.opcode, 0x6d..=0x6f) {
+        lost.push_str(" (NumParams too)");
+    }
+    (text, lost)
+}
+
+/// The text `texlate disasm` prints for an `.isa` container: per kernel a header and each
+/// sampler instruction at its byte offset, as far as IGC 1.0.12504's writer kept it, all as
+/// `//` comment lines (the writer cut the last operands of every instruction, so none of them
+/// is a whole instruction that could be read back).
+pub fn print_isa_container(c: &IsaContainer) -> String {
+    let program = Program::new(Isa::Visa);
+    let scope = Scope::new(&program);
+    let mut out = format!(
+        "// vISA container (.isa), format {}.{}, {} kernel(s). IGC 1.0.12504's writer cut the last\n\
+         // operands of every instruction (fixed upstream in ee604b2c8): the sampler instructions\n\
+         // below are what it kept, as comments; the .visaasm text IGC dumps alongside is whole.\n",
+        c.version.0,
+        c.version.1,
+        c.kernels.len()
+    );
+    for k in &c.kernels {
+        out.push_str(&format!(
+            "// .kernel \"{}\": {} instructions, {} sampler instruction(s)\n",
+            k.name,
+            k.instructions,
+            k.samplers.len()
+        ));
+        for s in &k.samplers {
+            let (text, lost) = container_inst_text(s, &scope);
+            out.push_str(&format!(
+                "//   {:#07x}: {text}    (lost {lost})\n",
+                s.offset
+            ));
+        }
+    }
+    out
+}
+
+/// Why a container's instructions cannot be translated: the first sampler instruction and
+/// what the writer cut from it, or that there is none.
+pub fn container_refusal(c: &IsaContainer) -> Error {
+    let program = Program::new(Isa::Visa);
+    let scope = Scope::new(&program);
+    let first = c
+        .kernels
+        .iter()
+        .find_map(|k| k.samplers.first().map(|s| (k, s)));
+    let reason = match first {
+        Some((k, s)) => {
+            let (text, lost) = container_inst_text(s, &scope);
+            let total: usize = c.kernels.iter().map(|k| k.samplers.len()).sum();
+            format!(
+                "the vISA container (.isa) holds {total} sampler instruction(s), none whole: IGC \
+                 1.0.12504's writer cut the last operands of every instruction; the first, in \
+                 kernel `{}` (`{text}`), lost {lost}. Translate the .visaasm text IGC dumps \
+                 alongside; `texlate disasm --isa visa` shows what the container kept",
+                k.name
+            )
+        }
+        None => "the vISA container (.isa) holds no sampler instruction".to_string(),
+    };
+    let at = first.map_or(0, |(_, s)| s.offset);
+    binary::decode_error(at, &reason)
 }

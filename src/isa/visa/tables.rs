@@ -433,3 +433,36 @@ mod tests {
         }
     }
 }
+
+/// `mappings/visa_mnemonics.toml`: every instruction mnemonic IGC's assembler reads.
+#[derive(Debug, Deserialize)]
+pub struct Mnemonics {
+    pub mnemonics: Vec<String>,
+}
+
+/// The mnemonic table, parsed once.
+pub fn mnemonics() -> &'static Mnemonics {
+    static TABLE: OnceLock<Mnemonics> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        crate::mappings::parse_table(
+            "visa_mnemonics.toml",
+            include_str!("../../../mappings/visa_mnemonics.toml"),
+        )
+    })
+}
+
+/// Whether `name` (the word before the first `.`) is an instruction mnemonic of vISA text:
+/// a sampler op of `visa.toml` (any case, with the seeds' spellings) or one of
+/// `visa_mnemonics.toml` (case-sensitive, as IGC's lexer).
+pub fn is_mnemonic(name: &str) -> bool {
+    op_by_name(name).is_some() || mnemonics().mnemonics.iter().any(|m| m == name)
+}
+
+/// Every mnemonic, for hints.
+pub fn all_mnemonics() -> impl Iterator<Item = &'static str> {
+    tables()
+        .ops
+        .iter()
+        .map(|o| o.mnemonic.as_str())
+        .chain(mnemonics().mnemonics.iter().map(String::as_str))
+}

@@ -412,9 +412,21 @@ fn parse_raw(l: &mut Line, scope: &Scope) -> Result<Raw, Error> {
     let Some((name, off)) = tok.split_once('.') else {
         return Err(l.error(at, tok, expected));
     };
-    let offset = off
-        .parse::<u16>()
-        .map_err(|_| l.error(at + name.len() + 1, off, "a byte offset 0..65535"))?;
+    // IGC's assembler also reads an offset expression: `V32.(64)`, `V32.(2*32+16)`.
+    let value = match off.strip_prefix('(').and_then(|e| e.strip_suffix(')')) {
+        Some(expr) => const_expr(expr),
+        None => off
+            .parse::<i64>()
+            .ok()
+            .filter(|_| !off.starts_with(['+', '-'])),
+    };
+    let offset = value.and_then(|v| u16::try_from(v).ok()).ok_or_else(|| {
+        l.error(
+            at + name.len() + 1,
+            off,
+            "a byte offset 0..65535 or an offset expression `(<expr>)`",
+        )
+    })?;
     match resolve(l, at, name, scope)? {
         Named::General(var) => Ok(Raw { var, offset }),
         other => Err(class_error(
@@ -577,4 +589,166 @@ pub fn print_line(inst: &VisaInst, op: &OpDesc, layout: Option<&Layout>, scope: 
     }
     line.push_str(&layout.trailing);
     line
+}
+
+/// Whether a line is inside, opens or closes a `/* ... */` comment; tracks the state across
+/// lines. Returns the part of the line outside any block comment (only a prefix is kept:
+/// text after a comment that closes on the line is checked too).
+fn strip_block_comment<'a>(line: &'a str, in_comment: &mut bool) -> &'a str {
+    if *in_comment {
+        match line.find("*/") {
+            Some(end) => {
+                *in_comment = false;
+                strip_block_comment(&line[end + 2..], in_comment)
+            }
+            None => "",
+        }
+    } else if let Some(start) = line
+        .trim_start()
+        .strip_prefix("/*")
+        .map(|r| line.len() - r.len())
+    {
+        *in_comment = true;
+        strip_block_comment(&line[start..], in_comment)
+    } else {
+        line
+    }
+}
+
+/// Checks a line that is not a sampler instruction: blank, a comment, a directive (`.decl`,
+/// `.kernel`, ...), a label (`name:`), a brace, or an instruction whose mnemonic IGC's
+/// assembler reads (`mappings/visa_mnemonics.toml`). Anything else is a parse error at the
+/// unknown word, with the closest mnemonic as a hint. `in_comment` carries the state of a
+/// multi-line `/* ... */` comment from line to line.
+pub fn check_other_line(text: &str, no: u32, in_comment: &mut bool) -> Result<(), Error> {
+    let kept = strip_block_comment(text, in_comment);
+    let offset = text.len() - kept.len();
+    let body = kept.trim();
+    if body.is_empty() || body.starts_with("//") || body.starts_with('.') {
+        return Ok(());
+    }
+    if matches!(body, "{" | "}") {
+        return Ok(());
+    }
+    let mut at = offset + (kept.len() - kept.trim_start().len());
+    let mut rest = &text[at..];
+    // A label: IGC's lexer rule `^[a-zA-Z_$@?][a-zA-Z0-9_\-$@?]*:`.
+    let ident = |c: char| c.is_ascii_alphanumeric() || "_-$@?".contains(c);
+    let head_len = rest.find(|c: char| !ident(c)).unwrap_or(rest.len());
+    if head_len > 0 && rest[head_len..].starts_with(':') {
+        let after = rest[head_len + 1..].trim();
+        if after.is_empty() || after.starts_with("//") {
+            return Ok(());
+        }
+    }
+    // A predicate `(P1)` / `(!P1.any)` before the mnemonic.
+    if rest.starts_with('(') {
+        if let Some(close) = rest.find(')') {
+            let after = &rest[close + 1..];
+            at += close + 1 + (after.len() - after.trim_start().len());
+            rest = &text[at..];
+        }
+    }
+    let word_len = rest
+        .find(|c: char| c.is_whitespace() || c == '.')
+        .unwrap_or(rest.len());
+    let word = &rest[..word_len];
+    if tables::is_mnemonic(word) {
+        return Ok(());
+    }
+    let expected = crate::isa::hint::expected_with_hint(
+        "a vISA instruction mnemonic, a directive, a label or a comment",
+        word,
+        tables::all_mnemonics(),
+    );
+    Err(parse_error(text, no, at, word, &expected))
+}
+
+/// Evaluates an integer constant expression of IGC's assembler (`64`, `0x40`, `2*32+16`,
+/// `(a+b)*c`, unary `-`): `None` when it is not one or overflows.
+fn const_expr(s: &str) -> Option<i64> {
+    fn sum(t: &[u8], i: &mut usize) -> Option<i64> {
+        let mut v = product(t, i)?;
+        loop {
+            skip(t, i);
+            match t.get(*i) {
+                Some(b'+') => {
+                    *i += 1;
+                    v = v.checked_add(product(t, i)?)?;
+                }
+                Some(b'-') => {
+                    *i += 1;
+                    v = v.checked_sub(product(t, i)?)?;
+                }
+                _ => return Some(v),
+            }
+        }
+    }
+    fn product(t: &[u8], i: &mut usize) -> Option<i64> {
+        let mut v = unary(t, i)?;
+        loop {
+            skip(t, i);
+            match t.get(*i) {
+                Some(b'*') => {
+                    *i += 1;
+                    v = v.checked_mul(unary(t, i)?)?;
+                }
+                Some(b'/') => {
+                    *i += 1;
+                    v = v.checked_div(unary(t, i)?)?;
+                }
+                _ => return Some(v),
+            }
+        }
+    }
+    fn unary(t: &[u8], i: &mut usize) -> Option<i64> {
+        skip(t, i);
+        match t.get(*i)? {
+            b'-' => {
+                *i += 1;
+                unary(t, i)?.checked_neg()
+            }
+            b'(' => {
+                *i += 1;
+                let v = sum(t, i)?;
+                skip(t, i);
+                (t.get(*i) == Some(&b')')).then(|| *i += 1)?;
+                Some(v)
+            }
+            _ => {
+                let start = *i;
+                while t.get(*i).is_some_and(|b| b.is_ascii_alphanumeric()) {
+                    *i += 1;
+                }
+                let lit = std::str::from_utf8(&t[start..*i]).ok()?;
+                match lit.strip_prefix("0x").or_else(|| lit.strip_prefix("0X")) {
+                    Some(h) => i64::from_str_radix(h, 16).ok(),
+                    None => lit.parse().ok(),
+                }
+            }
+        }
+    }
+    fn skip(t: &[u8], i: &mut usize) {
+        while t.get(*i).is_some_and(u8::is_ascii_whitespace) {
+            *i += 1;
+        }
+    }
+    let t = s.as_bytes();
+    let mut i = 0;
+    let v = sum(t, &mut i)?;
+    skip(t, &mut i);
+    (i == t.len()).then_some(v)
+}
+
+#[cfg(test)]
+mod expr_tests {
+    #[test]
+    fn offset_expressions() {
+        assert_eq!(super::const_expr("64"), Some(64));
+        assert_eq!(super::const_expr("2*32+16"), Some(80));
+        assert_eq!(super::const_expr("(1+1)*0x20"), Some(64));
+        assert_eq!(super::const_expr("-32+96"), Some(64));
+        assert_eq!(super::const_expr("64)"), None);
+        assert_eq!(super::const_expr(""), None);
+    }
 }
