@@ -32,6 +32,7 @@
 //! ```
 
 pub mod check;
+pub mod diagnostic;
 pub mod error;
 pub mod ir;
 pub mod isa;
