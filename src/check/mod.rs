@@ -15,7 +15,7 @@
 //! (they are what the check checks). They use only the codecs' instruction-level decoders:
 //! NVIDIA [`crate::isa::nvidia::decode_word`] / [`crate::isa::nvidia::parse_inst`], DXBC
 //! [`crate::isa::dxbc::tokens`] / [`crate::isa::dxbc::container`], vISA
-//! [`crate::isa::visa::decode_instruction`] / [`crate::isa::visa::parse_instructions`]. Which
+//! [`crate::isa::visa::decode_instruction`] / [`crate::isa::visa::parse_text_instructions`]. Which
 //! register or parameter holds what is this module's own data, each table citing its source.
 //!
 //! [`compare`] draws a random initial register file for the source (seeded), builds the

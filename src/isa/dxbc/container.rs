@@ -181,7 +181,7 @@ pub fn write(container: &Container) -> Vec<u8> {
     write_with_program(container, &container.chunks[container.program].data)
 }
 
-/// Writes the container as [`write`] does, with `program` as the payload of its program
+/// Writes the container as [`write()`] does, with `program` as the payload of its program
 /// chunk.
 pub fn write_with_program(container: &Container, program: &[u8]) -> Vec<u8> {
     let payloads: Vec<&[u8]> = container

@@ -35,7 +35,7 @@ use lift::Decls;
 use container::Container;
 use tokens::{Instruction, TokenProgram};
 
-/// DXBC program state kept on [`Program::dxbc`].
+/// DXBC program state kept on the [`Program`] (`Program::state`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DxbcModule {
     /// The version token (`ps_5_0` = `0x00000050`), when the input had one.

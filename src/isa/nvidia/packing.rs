@@ -8,7 +8,7 @@ use super::table::{table, OpClass, ShortTarget, Slot};
 /// One scalar parameter of a texture instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Param {
-    /// The array index; with `.LC` (TEX) the same register carries LodClamp[27:16].
+    /// The array index; with `.LC` (TEX) the same register carries LodClamp\[27:16\].
     Array,
     Coord(u8),
     Handle,
