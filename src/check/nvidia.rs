@@ -63,6 +63,7 @@ pub enum Slot {
     TxdLayerOffsets,
     /// Gradient of coordinate i along x / y.
     Dx(u8),
+    /// Gradient of coordinate i along y.
     Dy(u8),
 }
 

@@ -15,14 +15,22 @@ pub enum Outcome {
     /// The target's native form, as its ISA spells it.
     Native(String),
     /// The target cannot express the form.
-    Error { error: String },
+    Error {
+        /// Why, as the refusal says it.
+        error: String,
+    },
 }
 
 /// One row of the table.
+/// The rule's identifier (the Report names it).
+/// What vISA does with it.
+/// The IR form the rule is about.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Rule {
+    /// What DX does with it.
     pub id: String,
+    /// What NVIDIA does with it.
     pub form: String,
     pub visa: Outcome,
     pub dxbc: Outcome,
