@@ -31,6 +31,8 @@
 //! # Ok::<(), texlate::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod check;
 pub mod diagnostic;
 pub mod error;

@@ -25,6 +25,8 @@
 //! }
 //! ```
 
+#![warn(missing_docs)]
+
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;

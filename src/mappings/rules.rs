@@ -22,18 +22,18 @@ pub enum Outcome {
 }
 
 /// One row of the table.
-/// The rule's identifier (the Report names it).
-/// What vISA does with it.
-/// The IR form the rule is about.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Rule {
-    /// What DX does with it.
+    /// The rule's identifier (the Report names it).
     pub id: String,
-    /// What NVIDIA does with it.
+    /// The IR form the rule is about.
     pub form: String,
+    /// What vISA does with it.
     pub visa: Outcome,
+    /// What DX does with it.
     pub dxbc: Outcome,
+    /// What NVIDIA does with it.
     pub nvidia: Outcome,
 }
 

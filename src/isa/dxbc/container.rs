@@ -19,14 +19,18 @@ const HEADER_LEN: usize = 32;
 /// One chunk: its four-character tag and payload.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chunk {
+    /// The tag (`SHEX`, `ISGN`, ...).
     pub tag: [u8; 4],
+    /// The payload.
     pub data: Vec<u8>,
 }
 
 /// A whole container; `program` is the index of the `SHDR`/`SHEX` chunk.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Container {
+    /// The chunks, in file order.
     pub chunks: Vec<Chunk>,
+    /// The index of the program chunk.
     pub program: usize,
 }
 

@@ -10,17 +10,23 @@ use super::table::{table, OpClass, ShortTarget, Slot};
 pub enum Param {
     /// The array index; with `.LC` (TEX) the same register carries LodClamp\[27:16\].
     Array,
+    /// Coordinate `i`.
     Coord(u8),
+    /// A bindless texture handle.
     Handle,
     /// LOD or bias; TXQ's level.
     Lod,
     /// Offset register `k` (AOFFI: one; PTP: two).
     Offset(u8),
+    /// The depth-compare reference.
     DepthRef,
+    /// The sample index.
     Sample,
     /// TXD: `(offset << 16) | array`.
     ArrayOffset,
+    /// Gradient d/dx of coordinate `i`.
     GradDx(u8),
+    /// Gradient d/dy of coordinate `i`.
     GradDy(u8),
 }
 
