@@ -171,7 +171,10 @@ impl Diagnostic {
             }
             Error::Decode(e) => {
                 let mut d = Diagnostic::new(Kind::Decode, e.reason.clone()).in_file(input.name);
-                d.offset = Some(e.offset);
+                // A text input never speaks in byte offsets (the offset is of an encoding).
+                if input.text.is_none() {
+                    d.offset = Some(e.offset);
+                }
                 d
             }
             Error::Validation(e) => {

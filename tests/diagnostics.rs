@@ -199,3 +199,23 @@ fn bindings_and_regmap_errors() {
         &translate_error("shader.asm", DX_SAMPLE, &options),
     );
 }
+
+#[test]
+fn a_text_input_never_gets_a_byte_offset() {
+    let e = Error::Decode(texlate::error::DecodeError {
+        offset: 0x40,
+        reason: "a token the container cannot hold".into(),
+    });
+    let text = Diagnostic::from_error(&e, &Input::text("shader.asm", "ps_5_0\n"), &[]);
+    assert_eq!(text.offset, None);
+    assert!(
+        !text.render(false).contains("offset"),
+        "{}",
+        text.render(false)
+    );
+    assert!(text.render(false).contains("in shader.asm"));
+    let binary = Diagnostic::from_error(&e, &Input::binary("shader.dxbc"), &[]);
+    assert!(binary
+        .render(false)
+        .contains("at byte offset 0x40 of shader.dxbc"));
+}

@@ -222,6 +222,24 @@ fn nvidia_index(spelling: &str) -> Option<u32> {
 impl Bindings {
     /// Parses a bindings file. `file` names it in errors. Every malformed or conflicting
     /// entry is an error with its line and column.
+    ///
+    /// ```
+    /// use texlate::translate::Bindings;
+    /// use texlate::Isa;
+    ///
+    /// let text = r#"
+    /// [[binding]]
+    /// dim = "2d"
+    /// visa = { texture = "T6", sampler = "S0" }
+    /// dxbc = { texture = "t0", sampler = "s0" }
+    /// "#;
+    /// let bindings = Bindings::parse("bindings.toml", text).unwrap();
+    /// let row = &bindings.rows[0];
+    /// assert_eq!(row.slot(Isa::Dxbc).map(|s| s.texture), Some(0));
+    ///
+    /// let e = Bindings::parse("bindings.toml", "[[binding]]\ndim = \"5d\"\n").unwrap_err();
+    /// assert_eq!((e.line, e.column), (2, 7));
+    /// ```
     pub fn parse(file: &str, text: &str) -> Result<Bindings, ConfigError> {
         let raw: FileRaw = toml::from_str(text).map_err(|e| {
             let offset = e.span().map_or(0, |s| s.start);
