@@ -4,8 +4,7 @@
 //! errors; and, opt-in, Wine's D3DDisassemble and vkd3d-compiler on every emitted container.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use indexmap::IndexMap;
 use texlate::error::Error;
@@ -14,6 +13,8 @@ use texlate::ir::{
     ResRef, Resource, SamplerDecl, Scalar, ScalarType, Span, TexInstr, TexOp,
 };
 use texlate::isa::{codec, dxbc, EmitOptions, Stage};
+
+mod support;
 
 fn snap(name: &str, value: String) {
     insta::with_settings!({
@@ -616,82 +617,6 @@ fn refusals() {
 
 // ---- Oracles (opt-in) ----
 
-fn oracle(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/oracles/dxbc")
-        .join(name)
-}
-
-/// Runs an oracle command once on all `files`; its per-file lines are checked, not its exit
-/// status. `None` (with a SKIPPED note) when the oracle is not installed (exit code 3).
-fn run_oracle(name: &str, files: &[PathBuf]) -> Option<String> {
-    let out = Command::new(oracle(name)).args(files).output().ok()?;
-    if out.status.code() == Some(3) {
-        eprintln!(
-            "SKIPPED: {name} is not installed (run shared/oracles/dxbc/setup.sh as root): {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        return None;
-    }
-    Some(String::from_utf8(out.stdout).unwrap())
-}
-
-/// Wine's listing of one file: the text after its `==> FILE <==` header.
-fn wine_listings(report: &str) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    let mut current: Option<String> = None;
-    for line in report.lines() {
-        if let Some(name) = line
-            .strip_prefix("==> ")
-            .and_then(|l| l.strip_suffix(" <=="))
-        {
-            current = Some(
-                Path::new(name)
-                    .file_stem()
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned(),
-            );
-            continue;
-        }
-        if let Some(c) = &current {
-            let e: &mut String = out.entry(c.clone()).or_default();
-            e.push_str(line);
-            e.push('\n');
-        }
-    }
-    out
-}
-
-/// Equal up to vkd3d-shader 1.6's spelling: a four-letter swizzle of one component written
-/// as that component (`t0.xxxx` = `t0.x`); a sampler's select component not written.
-fn fold(s: &str) -> String {
-    let mut out = String::new();
-    for tok in s.split_inclusive([' ', ',']) {
-        let (word, sep) = tok.split_at(tok.trim_end_matches([' ', ',']).len());
-        let w = match word.split_once('.') {
-            Some((reg, swz))
-                if swz.len() == 4
-                    && swz.chars().all(|c| "xyzw".contains(c))
-                    && swz.chars().all(|c| swz.starts_with(c)) =>
-            {
-                format!("{reg}.{}", &swz[..1])
-            }
-            Some((reg, swz))
-                if swz.len() == 1
-                    && reg.starts_with('s')
-                    && reg[1..].chars().all(|c| c.is_ascii_digit()) =>
-            {
-                reg.to_string()
-            }
-            _ => word.to_string(),
-        };
-        out.push_str(&w);
-        out.push_str(sep);
-    }
-    out
-}
-
 /// The mnemonic texlate emits for `t` (a file-name part).
 fn dxbc_mnemonic(t: &TexInstr) -> String {
     let mut p = program(vec![Item::Tex(Box::new(t.clone()))], true);
@@ -745,13 +670,13 @@ fn oracles_accept_every_emitted_program() {
             .collect();
         ours.insert(name, body);
     }
-    let Some(wine) = run_oracle("dxbc-disasm", &files) else {
+    let Some(wine) = support::run_dxbc_oracle("dxbc-disasm", &[], &files) else {
         return;
     };
-    let Some(vkd3d) = run_oracle("dxbc-to-spirv", &files) else {
+    let Some(vkd3d) = support::run_dxbc_oracle("dxbc-to-spirv", &[], &files) else {
         return;
     };
-    let listings = wine_listings(&wine);
+    let listings = support::wine_listings(&wine);
     let (mut programs, mut lines, mut matched) = (0, 0, 0);
     for (name, body) in &ours {
         let listing = listings
@@ -768,14 +693,12 @@ fn oracles_accept_every_emitted_program() {
         for (w, t) in theirs.iter().zip(body) {
             lines += 1;
             // Through the tokens: a parsed listing keeps its non-texture lines as text.
-            let back = dxbc::parse_text(w)
-                .and_then(|p| dxbc::print_hex(&p))
-                .and_then(|hex| {
-                    let words: Vec<&str> = hex.split_whitespace().collect();
-                    dxbc::print_text(&dxbc::decode_hex(&words)?)
-                })
-                .unwrap_or_else(|e| panic!("{name}: `{w}`: {e}"));
-            assert_eq!(fold(back.trim()), fold(t), "{name}: Wine printed `{w}`");
+            let back = support::dx_reprinted(w).unwrap_or_else(|e| panic!("{name}: `{w}`: {e}"));
+            assert_eq!(
+                support::dx_fold(back.trim()),
+                support::dx_fold(t),
+                "{name}: Wine printed `{w}`"
+            );
             matched += 1;
         }
     }

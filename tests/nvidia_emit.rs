@@ -18,6 +18,8 @@ use texlate::ir::{
 use texlate::isa::{codec, EmitOptions, Operand};
 use texlate::Error;
 
+mod support;
+
 fn r(i: u32) -> Scalar {
     Scalar::Reg(Reg {
         file: RegFile::Temp,
@@ -308,24 +310,7 @@ fn case_path(name: &str) -> PathBuf {
 
 /// The instruction lines of a listing: (address, text without ` ;`, word).
 fn instruction_lines(text: &str) -> Vec<(u64, String, u64)> {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let l = line.trim_start();
-        let Some(rest) = l.strip_prefix("/*") else {
-            continue;
-        };
-        let Some(end) = rest.find("*/") else { continue };
-        let Ok(addr) = u64::from_str_radix(&rest[..end], 16) else {
-            continue;
-        };
-        let body = &rest[end + 2..];
-        let (Some(semi), Some(hex)) = (body.find(';'), body.find("/* 0x")) else {
-            continue;
-        };
-        let word = u64::from_str_radix(&body[hex + 5..hex + 21], 16).unwrap();
-        out.push((addr, body[..semi].trim().to_string(), word));
-    }
-    out
+    support::nvidia_instruction_lines(text)
 }
 
 #[test]
@@ -528,37 +513,6 @@ fn refusals() {
 // ---------------------------------------------------------------------------------------
 // The live oracle (NVIDIA nvdisasm 12.4): `/work/shared/oracles/nvidia/setup.sh --slim`.
 
-fn oracle_dir() -> Option<PathBuf> {
-    let dirs = [
-        std::env::var("TEXLATE_ORACLES").ok().map(PathBuf::from),
-        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/oracles")),
-        Some(PathBuf::from("/work/shared/oracles")),
-    ];
-    dirs.into_iter()
-        .flatten()
-        .map(|d| d.join("nvidia"))
-        .find(|d| d.join("nvdisasm-words").exists())
-}
-
-fn nvdisasm_env() -> Option<PathBuf> {
-    let home = std::env::var("ORACLE_HOME")
-        .map(PathBuf::from)
-        .or_else(|_| std::env::var("HOME").map(|h| PathBuf::from(h).join(".cache/texlate-oracles")))
-        .ok()?;
-    let env = home.join("nvidia/env.sh");
-    env.exists().then_some(env)
-}
-
-fn oracle_missing() -> bool {
-    if oracle_dir().is_none() || nvdisasm_env().is_none() {
-        eprintln!(
-            "SKIPPED: the NVIDIA oracle is not installed (run shared/oracles/nvidia/setup.sh --slim)"
-        );
-        return true;
-    }
-    false
-}
-
 /// Set `TEXLATE_RECORD=1` to rewrite the recorded files from the oracle.
 fn recording() -> bool {
     std::env::var("TEXLATE_RECORD").is_ok_and(|v| v == "1")
@@ -567,16 +521,17 @@ fn recording() -> bool {
 #[test]
 #[ignore = "needs the NVIDIA oracle (shared/oracles/nvidia/setup.sh --slim)"]
 fn oracle_every_word() {
-    if oracle_missing() {
+    if support::nvidia_oracle().is_none() {
         return;
     }
     let words = emitted_words();
     let input: String = words.iter().map(|(w, _)| format!("{w:016x}\n")).collect();
-    let mut child = std::process::Command::new(oracle_dir().unwrap().join("nvdisasm-words"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child =
+        std::process::Command::new(support::oracles_dir().join("nvidia/nvdisasm-words"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
     use std::io::Write;
     child
         .stdin
@@ -608,29 +563,16 @@ fn oracle_every_word() {
 #[test]
 #[ignore = "needs the NVIDIA oracle (shared/oracles/nvidia/setup.sh --slim)"]
 fn oracle_whole_stream() {
-    if oracle_missing() {
+    let Some(env) = support::nvidia_oracle() else {
         return;
-    }
+    };
     let dir = std::env::temp_dir().join(format!("texlate-nv-emit-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let bin = dir.join("all.bin");
     std::fs::write(&bin, stream(&all_cases())).unwrap();
-    let out = std::process::Command::new("bash")
-        .arg("-c")
-        .arg(format!(
-            ". '{}' && \"$NVDISASM\" -b SM50 -hex '{}'",
-            nvdisasm_env().unwrap().display(),
-            bin.display()
-        ))
-        .output()
-        .unwrap();
+    let out = support::nvdisasm_sm50(&env, &bin);
     let _ = std::fs::remove_dir_all(&dir);
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        out.status.success() && !text.is_empty(),
-        "nvdisasm refused the stream: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = out.unwrap_or_else(|e| panic!("nvdisasm refused the stream: {e}"));
     if recording() {
         std::fs::write(case_path("emit_all.sm_50.nvdisasm.txt"), &text).unwrap();
     }
@@ -641,4 +583,37 @@ fn oracle_whole_stream() {
         theirs.len()
     );
     assert_eq!(ours, theirs);
+}
+
+/// A gather at level zero (DX `gather4` lifts with `Lod::Zero`) is TLD4/TLD4S, which has no
+/// LOD field: the same word as the gather NVIDIA itself lifts (found by the translation
+/// oracle tier: DX gather4 → NVIDIA was refused with "TLD4 has no LOD mode").
+#[test]
+fn gather_at_level_zero_is_tld4() {
+    let d2 = known(Dim::D2, false, false);
+    for (array, dc) in [(false, false), (false, true), (true, false)] {
+        let mut x = tex(
+            TexOp::Gather { component: 2 },
+            known(Dim::D2, array, false),
+            &[5, 6],
+            8,
+            0xf,
+        );
+        if array {
+            x.array_index = Some(r(4));
+        } else {
+            x.dim = d2;
+            x.coord = rs(&[4, 5]);
+        }
+        if dc {
+            x.depth_ref = Some(r(6));
+        }
+        let mut zero = x.clone();
+        zero.lod = Lod::Zero;
+        assert_eq!(
+            stream(&program(vec![t(zero)])),
+            stream(&program(vec![t(x)])),
+            "array {array}, dc {dc}"
+        );
+    }
 }

@@ -20,3 +20,21 @@ fn readme_op_table_matches_mappings() {
         "README's op table is stale: replace the block with the output of `texlate ops`"
     );
 }
+
+#[test]
+fn readme_compatibility_matrix_matches_the_rule_table() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md is readable");
+    let begin = "<!-- matrix:begin -->\n";
+    let end = "<!-- matrix:end -->";
+    let start = readme
+        .find(begin)
+        .expect("README has the matrix begin marker")
+        + begin.len();
+    let stop = readme.find(end).expect("README has the matrix end marker");
+    assert_eq!(
+        &readme[start..stop],
+        texlate::mappings::rules::matrix_markdown(),
+        "README's compatibility matrix is stale: replace the block with `texlate ops --matrix`"
+    );
+}

@@ -7,7 +7,6 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 use texlate::check;
 use texlate::error::Error;
@@ -25,21 +24,6 @@ struct Tally {
     with_alu: usize,
     refused: BTreeMap<String, usize>,
     failures: Vec<String>,
-}
-
-fn walk(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            walk(&p, ext, out);
-        } else if p.to_string_lossy().ends_with(ext) {
-            out.push(p);
-        }
-    }
 }
 
 /// Whether a line of `isa` text declares something the program's instructions need (DX
@@ -221,9 +205,7 @@ fn sources(from: Isa) -> Option<Vec<Source>> {
     match from {
         Isa::Dxbc => {
             let dir = support::corpus("dxbc/blobs")?;
-            let mut files = Vec::new();
-            walk(&dir, ".dxbc", &mut files);
-            for f in files {
+            for f in support::translate_corpus::files(&dir, ".dxbc") {
                 let p = texlate::decode(from, &std::fs::read(&f).unwrap()).unwrap();
                 let text = texlate::isa::codec(from).print_text(&p).unwrap();
                 out.extend(singles(from, &text).into_iter().map(|s| (s, None)));
@@ -241,13 +223,10 @@ fn sources(from: Isa) -> Option<Vec<Source>> {
             }
         }
         Isa::Visa => {
-            let dir = support::corpus("intel/dumps")?;
-            let mut files = Vec::new();
-            walk(&dir, ".visaasm", &mut files);
-            for f in files {
-                let text = std::fs::read_to_string(&f).unwrap();
-                let bindings =
-                    support::visa_corpus_bindings(&f).map(|b| ("bindings".to_string(), b));
+            let intel = support::corpus("intel")?;
+            for d in support::translate_corpus::visa_dumps(&intel).0 {
+                let text = std::fs::read_to_string(&d.path).unwrap();
+                let bindings = Some(("bindings".to_string(), d.bindings));
                 out.extend(
                     singles(from, &text)
                         .into_iter()

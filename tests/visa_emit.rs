@@ -551,31 +551,15 @@ fn refusals_are_typed_errors() {
     snap("visa_emit_errors", out);
 }
 
-/// The oracle: `visa-assemble` (GenX_IR) and whether it is installed.
-fn oracle() -> Option<std::path::PathBuf> {
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/oracles/intel/visa-assemble");
-    let genx = Command::new("sh")
-        .args(["-c", "command -v GenX_IR"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !script.exists() || !genx {
-        support::skipped(
-            "GenX_IR (../shared/oracles/intel/visa-assemble) is not installed; \
-             run `sudo ../shared/oracles/intel/setup.sh`",
-        );
-        return None;
-    }
-    Some(script)
-}
-
 /// GenX_IR assembles one emitted kernel per op form on SKL and TGLLP. `lod` is the exception
 /// IGC 12504 itself makes: its lexer rejects the `lod` mnemonic its printer writes
 /// (research §3.1), so those kernels must be *rejected*, with a syntax error.
 #[test]
 #[ignore = "needs GenX_IR from ../shared/oracles/intel (setup.sh)"]
 fn genx_ir_assembles_every_emitted_form() {
-    let Some(assemble) = oracle() else { return };
+    let Some(assemble) = support::visa_assemble() else {
+        return;
+    };
     let dir = std::env::temp_dir().join(format!("texlate_visa_emit_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut kernels: Vec<(String, Program)> = Vec::new();
@@ -638,4 +622,38 @@ fn genx_ir_assembles_every_emitted_form() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert_eq!(lod_rejected, 4);
     assert_eq!(accepted, 2 * kernels.len() - 4);
+}
+
+/// The IR's resource and sampler tables are in first-use order (a DX shader sampling t1/s1
+/// before t0/s0): every surface and sampler up to the highest index is declared, not only up
+/// to the last one listed (found by the translation oracle tier: GenX_IR "T7: undefined
+/// surface variable").
+#[test]
+fn surfaces_and_samplers_listed_out_of_order_are_all_declared() {
+    let mut p = shell();
+    let (t6, s0) = (p.resources[&6].clone(), p.samplers[&0].clone());
+    p.resources.clear();
+    p.samplers.clear();
+    p.resources.insert(7, t6.clone());
+    p.resources.insert(6, t6);
+    p.samplers.insert(1, s0.clone());
+    p.samplers.insert(0, s0);
+    let mut first = sampled(TexOp::Sample, 16);
+    first.texture = ResRef::Binding(7);
+    first.sampler = Some(ResRef::Binding(1));
+    p.items = vec![
+        Item::Tex(Box::new(first)),
+        Item::Tex(Box::new(sampled(TexOp::Sample, 16))),
+    ];
+    let text = print(&emit(&p).unwrap());
+    for decl in [
+        ".decl S0 v_type=S",
+        ".decl S1 v_type=S",
+        ".decl T6 v_type=T",
+        ".decl T7 v_type=T",
+        "movs (M1_NM, 1) T7(0) 0x1:ud",
+        "movs (M1_NM, 1) S1(0) 0x1:ud",
+    ] {
+        assert!(text.contains(decl), "{decl} missing:\n{text}");
+    }
 }

@@ -265,8 +265,13 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-    /// Print the instruction table of every ISA (rendered from mappings/).
-    Ops,
+    /// Print the instruction table of every ISA, or with `--matrix` the compatibility matrix
+    /// of the translations (both rendered from mappings/).
+    Ops {
+        /// The op × target compatibility matrix (mappings/rules.toml) instead.
+        #[arg(long)]
+        matrix: bool,
+    },
     /// Print a shell completion script, generated from this command line's definition.
     Completions {
         /// The shell to complete for.
@@ -590,7 +595,12 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 Err(Failure::Disagree)
             }
         }
-        Command::Ops => write_output(None, texlate::op_table_markdown().as_bytes()),
+        Command::Ops { matrix: false } => {
+            write_output(None, texlate::op_table_markdown().as_bytes())
+        }
+        Command::Ops { matrix: true } => {
+            write_output(None, texlate::mappings::rules::matrix_markdown().as_bytes())
+        }
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "texlate", &mut out);

@@ -6,6 +6,42 @@
 //! ([`Codec::emit`]). What it can express is data: [`Codec::caps`] (from
 //! `mappings/targets.toml`) and, for register-vector constraints, [`Codec::register_groups`].
 
+/// The [`Codec`] methods every ISA module implements as free functions of the same names
+/// (`print_text`, `decode_binary`, ..., `emit::emit_program`, `readme_table`): one
+/// delegation, written once.
+macro_rules! codec_functions {
+    ($isa:ident) => {
+        fn isa(&self) -> crate::ir::Isa {
+            crate::ir::Isa::$isa
+        }
+        fn print_text(&self, program: &Program) -> Result<String, Error> {
+            print_text(program)
+        }
+        fn decode_binary(&self, bytes: &[u8]) -> Result<Program, Error> {
+            decode_binary(bytes)
+        }
+        fn encode_binary(&self, program: &Program) -> Result<Vec<u8>, Error> {
+            encode_binary(program)
+        }
+        fn decode_hex(&self, words: &[&str]) -> Result<Program, Error> {
+            decode_hex(words)
+        }
+        fn print_hex(&self, program: &Program) -> Result<String, Error> {
+            print_hex(program)
+        }
+        fn looks_binary(&self, bytes: &[u8]) -> bool {
+            looks_binary(bytes)
+        }
+        fn emit(&self, ir: &Program, options: &crate::isa::EmitOptions) -> Result<Program, Error> {
+            emit::emit_program(ir, options)
+        }
+        fn readme_table(&self) -> String {
+            readme_table()
+        }
+    };
+}
+pub(crate) use codec_functions;
+
 pub mod constants;
 pub mod dxbc;
 pub mod hex;

@@ -14,7 +14,9 @@
 
 use super::PassContext;
 use crate::error::Error;
-use crate::ir::{Dimension, Isa, Item, ResRef, Resource, SamplerDecl, ScalarType, TexInstr, TexOp};
+use crate::ir::{
+    Dim, Dimension, Isa, Item, ResRef, Resource, SamplerDecl, ScalarType, TexInstr, TexOp,
+};
 use crate::translate::bindings::{dim_name, Binding, Bindings, ReturnType, Slot};
 
 /// Whether `op` reads through a sampler (a filtered or compared access).
@@ -130,6 +132,18 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
         let binding = ctx.bindings.rows[row].clone();
         match (t.dim, binding.dim) {
             (Dimension::Deferred, d) => t.dim = d,
+            // NVIDIA has no buffer dimension: a buffer is fetched as a 1D texture (research
+            // §3); the binding says which it is.
+            (
+                Dimension::Known {
+                    dim: Dim::D1,
+                    arrayed: false,
+                    ..
+                },
+                d @ Dimension::Known {
+                    dim: Dim::Buffer, ..
+                },
+            ) if ctx.from == Isa::Nvidia && t.op == TexOp::Fetch => t.dim = d,
             (a, b) if a != b => {
                 return Err(ctx.unsupported(
                     &format!("{} {}", ctx.from.name(), spelled(ctx.from, slot)),

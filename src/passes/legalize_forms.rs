@@ -57,6 +57,9 @@ pub fn rule_ids(t: &TexInstr, from: Isa) -> Vec<&'static str> {
     if from == Isa::Nvidia && matches!(t.lod, Lod::Grad { .. }) && t.array_index.is_some() {
         ids.push("txd_array_nvidia");
     }
+    if t.op == TexOp::QuerySamples && t.write_mask() & !1 != 0 && from == Isa::Visa {
+        ids.push("query_samples_channels");
+    }
     if compare && dim == Some(Dim::D3) {
         ids.push("compare_3d");
     }

@@ -14,7 +14,13 @@ use crate::ir::{AluOp, Item, ScalarType, TexOp};
 
 /// Runs the pass.
 pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
+    let source_float = ctx.source_caps.size_query_float;
     expand_tex(items, |mut t| {
+        // A source whose size query returns integers whatever its destination's type (vISA
+        // `resinfo`) asks for integers.
+        if t.op == TexOp::QuerySize && !source_float {
+            t.result_type = Some(ScalarType::U32);
+        }
         if t.op != TexOp::QuerySize
             || t.result_type != Some(ScalarType::F32)
             || ctx.target.caps.size_query_float

@@ -84,6 +84,19 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
     // type they are used as.
     let mut order: Vec<(Reg, u32, Option<ScalarType>, crate::ir::Span)> = Vec::new();
     for item in items.iter() {
+        // ALU instructions a source carries (a translation read back) are mapped like the
+        // texture instructions' operands.
+        if let Item::Alu(a) = item {
+            let stride = channel_stride(a.exec.map_or(16, |e| e.size), ctx.source_caps.grf_bytes);
+            for s in a.srcs.iter().chain([&a.dst]) {
+                if let Scalar::Reg(r) = s {
+                    if r.file != RegFile::Virtual && !order.iter().any(|(q, ..)| q == r) {
+                        order.push((*r, stride, Some(ScalarType::F32), a.span));
+                    }
+                }
+            }
+            continue;
+        }
         let Item::Tex(t) = item else { continue };
         let stride = channel_stride(t.exec.map_or(16, |e| e.size), ctx.source_caps.grf_bytes);
         let src_ty = if matches!(t.op, TexOp::Fetch | TexOp::QuerySize) {
@@ -197,10 +210,22 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
         ctx.regmap.entries.insert(r, target);
     }
     let map = ctx.regmap.clone();
-    for_each_tex(items, |_, t| {
-        rewrite(t, &map.entries);
-        Ok(())
-    })
+    for item in items.iter_mut() {
+        match item {
+            Item::Tex(t) => rewrite(t, &map.entries),
+            Item::Alu(a) => {
+                for s in a.srcs.iter_mut().chain([&mut a.dst]) {
+                    if let Scalar::Reg(r) = s {
+                        if let Some(m) = map.entries.get(r) {
+                            *r = *m;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn taken_in(

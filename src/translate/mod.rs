@@ -276,21 +276,27 @@ fn texture_part(input: &[u8], options: &Options) -> Result<String, Error> {
     let printed = c.parse_text(&text, options.read)?;
     let lines: Vec<&str> = text.lines().collect();
     let mut keep = vec![false; lines.len()];
-    for t in printed.tex_instrs() {
-        if let Some(k) = (t.span.line as usize).checked_sub(1) {
-            if k < keep.len() {
-                keep[k] = true;
+    let mut mark = |line: u32, count: usize| {
+        let first = (line as usize).saturating_sub(1);
+        for k in first..(first + count).min(keep.len()) {
+            keep[k] = true;
+        }
+    };
+    for item in &printed.items {
+        match item {
+            Item::Tex(t) => mark(t.span.line, 1),
+            // A declaration may span lines (DX's immediate constant buffer).
+            Item::Opaque(o) => {
+                if let Some(t) = o.text.as_deref().filter(|t| c.is_declaration(t)) {
+                    mark(o.span.line, t.lines().count().max(1));
+                }
             }
+            _ => {}
         }
     }
     let mut out = String::new();
-    let mut in_decl = false;
     for (k, line) in lines.iter().enumerate() {
-        // A declaration may span lines (DX's immediate constant buffer, up to its `}`).
-        let decl = c.is_declaration(line) || (in_decl && !line.trim().is_empty());
-        in_decl =
-            decl && line.contains('{') && !line.contains('}') || (in_decl && !line.contains('}'));
-        if keep[k] || decl {
+        if keep[k] {
             out.push_str(line);
         }
         out.push('\n');

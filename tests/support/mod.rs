@@ -2,6 +2,8 @@
 //! gives when they are absent.
 #![allow(dead_code)]
 
+pub mod translate_corpus;
+
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -25,74 +27,194 @@ pub fn skipped(why: &str) {
     let _ = writeln!(std::io::stderr().lock(), "SKIPPED: {why}");
 }
 
-/// A bindings file for an IGC vISA dump of the corpus (`dumps/<platform>/<source>/<kernel>…`):
-/// the kernel's image arguments, in order, are surfaces T6, T7, … (IGC gives the first image
-/// binding-table index 0 in T6), their dimensions read from the kernel's OpenCL signature in
-/// `<source>.cl`. Kernels made by a macro (`rf_##T##_smp_f`) carry the image type in their
-/// name. `None` when the source or the kernel is not found.
-pub fn visa_corpus_bindings(dump: &Path) -> Option<String> {
-    let kernel = dump.file_name()?.to_str()?.split('.').next()?.to_string();
-    let source = dump.parent()?.file_name()?.to_str()?.to_string();
-    let cl = std::fs::read_to_string(
-        dump.parent()?
-            .parent()?
-            .parent()?
-            .parent()?
-            .join(format!("{source}.cl")),
-    )
-    .ok()?;
-    let types: Vec<String> = match cl.find(&format!("void {kernel}(")) {
-        Some(at) => {
-            let params = &cl[at..at + cl[at..].find(')')?];
-            image_types(params)
-        }
-        None => image_types(&kernel),
-    };
-    if types.is_empty() {
-        return None;
-    }
-    let mut out = String::new();
-    for (k, ty) in types.iter().enumerate() {
-        let dim = match ty.as_str() {
-            "image1d_t" => "1d",
-            "image1d_array_t" => "1d_array",
-            "image1d_buffer_t" => "buffer",
-            "image2d_t" | "image2d_depth_t" => "2d",
-            "image2d_array_t" | "image2d_array_depth_t" => "2d_array",
-            "image2d_msaa_t" | "image2d_msaa_depth_t" => "2d_ms",
-            "image2d_array_msaa_t" | "image2d_array_msaa_depth_t" => "2d_ms_array",
-            "image3d_t" => "3d",
-            _ => return None,
-        };
-        out.push_str(&format!(
-            "[[binding]]\ndim = \"{dim}\"\nvisa = {{ texture = \"T{}\" }}\n",
-            6 + k
-        ));
-    }
-    Some(out)
+// ---- The vendor-tool oracles (../shared/oracles, README there) ----
+
+/// The oracles' folder: `$TEXLATE_ORACLES`, else `../shared/oracles` next to the crate.
+pub fn oracles_dir() -> PathBuf {
+    std::env::var("TEXLATE_ORACLES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/oracles"))
 }
 
-fn image_types(text: &str) -> Vec<String> {
+/// `env.sh` of an installed oracle (`$ORACLE_HOME/<isa>/env.sh`, by default under
+/// `~/.cache/texlate-oracles`), if it is there.
+pub fn oracle_env(isa: &str) -> Option<PathBuf> {
+    let home = std::env::var("ORACLE_HOME")
+        .map(PathBuf::from)
+        .or_else(|_| std::env::var("HOME").map(|h| PathBuf::from(h).join(".cache/texlate-oracles")))
+        .ok()?;
+    let env = home.join(isa).join("env.sh");
+    env.exists().then_some(env)
+}
+
+/// The NVIDIA oracle's `env.sh` (it exports `NVDISASM`), or `None` after a SKIPPED notice.
+pub fn nvidia_oracle() -> Option<PathBuf> {
+    let env = oracle_env("nvidia").filter(|_| oracles_dir().join("nvidia/nvdisasm-words").exists());
+    if env.is_none() {
+        skipped("the NVIDIA oracle is not installed (run shared/oracles/nvidia/setup.sh --slim)");
+    }
+    env
+}
+
+/// `nvdisasm -b SM50 -hex FILE` (a raw word stream): its listing, or its complaint.
+pub fn nvdisasm_sm50(env: &Path, stream: &Path) -> Result<String, String> {
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(r#". "$1" && "$NVDISASM" -b SM50 -hex "$2""#)
+        .arg("_")
+        .arg(env)
+        .arg(stream)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    if out.status.success() && !text.is_empty() {
+        Ok(text)
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// The instruction lines of an nvdisasm-style listing (nvdisasm's or texlate's): address,
+/// instruction text without ` ;`, word.
+pub fn nvidia_instruction_lines(text: &str) -> Vec<(u64, String, u64)> {
     let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(at) = rest.find("image") {
-        let tail = &rest[at..];
-        let end = tail
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .unwrap_or(tail.len());
-        let word = &tail[..end];
-        // `image2d_array_t_smp_f` in a kernel name: the type ends at `_t`.
-        let ty = match word
-            .find("_t_")
-            .or_else(|| word.ends_with("_t").then(|| word.len() - 2))
-        {
-            Some(t) => &word[..t + 2],
-            None => word,
+    for line in text.lines() {
+        let l = line.trim_start();
+        let Some(rest) = l.strip_prefix("/*") else {
+            continue;
         };
-        if ty.ends_with("_t") && ty != "image_channel_data_t" {
-            out.push(ty.to_string());
-        }
-        rest = &tail[end..];
+        let Some(end) = rest.find("*/") else { continue };
+        let Ok(addr) = u64::from_str_radix(&rest[..end], 16) else {
+            continue;
+        };
+        let body = &rest[end + 2..];
+        let (Some(semi), Some(hex)) = (body.find(';'), body.find("/* 0x")) else {
+            continue;
+        };
+        let Ok(word) = u64::from_str_radix(&body[hex + 5..hex + 21], 16) else {
+            continue;
+        };
+        out.push((addr, body[..semi].trim().to_string(), word));
     }
     out
+}
+
+/// Intel's `visa-assemble` (GenX_IR), or `None` after a SKIPPED notice.
+pub fn visa_assemble() -> Option<PathBuf> {
+    let script = oracles_dir().join("intel/visa-assemble");
+    let genx = std::process::Command::new("sh")
+        .args(["-c", "command -v GenX_IR"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !script.exists() || !genx {
+        skipped(
+            "GenX_IR (../shared/oracles/intel/visa-assemble) is not installed; \
+             run `sudo ../shared/oracles/intel/setup.sh`",
+        );
+        return None;
+    }
+    Some(script)
+}
+
+/// Runs a DXBC oracle command (`dxbc-disasm`, `dxbc-to-spirv`) with `args` once on all `files`; the
+/// caller checks its per-file lines, not its exit status. `None` (with a SKIPPED notice) when
+/// the oracle is not installed (exit code 3).
+pub fn run_dxbc_oracle(name: &str, args: &[&str], files: &[PathBuf]) -> Option<String> {
+    let out = std::process::Command::new(oracles_dir().join("dxbc").join(name))
+        .args(args)
+        .args(files)
+        .output()
+        .ok()?;
+    if out.status.code() == Some(3) {
+        skipped(&format!(
+            "{name} is not installed (run shared/oracles/dxbc/setup.sh as root): {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+        return None;
+    }
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// `dxbc-disasm`'s report split by its `==> FILE <==` headers: file stem → listing.
+pub fn wine_listings(report: &str) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in report.lines() {
+        if let Some(name) = line
+            .strip_prefix("==> ")
+            .and_then(|l| l.strip_suffix(" <=="))
+        {
+            current = Some(
+                Path::new(name)
+                    .file_stem()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+            );
+            continue;
+        }
+        if let Some(c) = &current {
+            let e: &mut String = out.entry(c.clone()).or_default();
+            e.push_str(line);
+            e.push('\n');
+        }
+    }
+    out
+}
+
+/// Prints `text` on the terminal even when libtest captures the test's output.
+pub fn print_report(text: &str) {
+    let _ = write!(std::io::stderr().lock(), "{text}");
+}
+
+/// Equal up to vkd3d-shader 1.6's spelling: a four-letter swizzle of one component written
+/// as that component (`t0.xxxx` = `t0.x`); a sampler's select component not written.
+pub fn dx_fold(s: &str) -> String {
+    let mut out = String::new();
+    for tok in s.split_inclusive([' ', ',']) {
+        let (word, sep) = tok.split_at(tok.trim_end_matches([' ', ',']).len());
+        let w = match word.split_once('.') {
+            Some((reg, swz))
+                if swz.len() == 4
+                    && swz.chars().all(|c| "xyzw".contains(c))
+                    && swz.chars().all(|c| swz.starts_with(c)) =>
+            {
+                format!("{reg}.{}", &swz[..1])
+            }
+            Some((reg, swz))
+                if swz.len() == 1
+                    && reg.starts_with('s')
+                    && reg[1..].chars().all(|c| c.is_ascii_digit()) =>
+            {
+                reg.to_string()
+            }
+            _ => word.to_string(),
+        };
+        out.push_str(&w);
+        out.push_str(sep);
+    }
+    out
+}
+
+/// A DX listing line as texlate prints it, from a line of Wine's (vkd3d-shader 1.6) listing:
+/// read back with texlate's parser, assembled, decoded and printed.
+pub fn dx_reprinted(wine_line: &str) -> Result<String, texlate::Error> {
+    use texlate::isa::dxbc;
+    let p = dxbc::parse_text(wine_line)?;
+    let hex = dxbc::print_hex(&p)?;
+    let words: Vec<&str> = hex.split_whitespace().collect();
+    Ok(dxbc::print_text(&dxbc::decode_hex(&words)?)?
+        .trim()
+        .to_string())
+}
+
+/// The instruction lines of a DX listing: without the version line, declarations, `//`
+/// comments, blank lines and the final `ret`.
+pub fn dx_instruction_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .skip(1)
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("//") && !l.starts_with("dcl_") && *l != "ret")
+        .map(str::to_string)
+        .collect()
 }

@@ -606,35 +606,9 @@ impl crate::isa::Codec for DxbcCodec {
     fn register_groups(&self, t: &crate::ir::TexInstr) -> Result<Vec<crate::isa::RegGroup>, Error> {
         Ok(groups::register_groups(t))
     }
-    fn isa(&self) -> Isa {
-        Isa::Dxbc
-    }
+    crate::isa::codec_functions!(Dxbc);
     fn parse_text(&self, src: &str, read: crate::ReadOptions) -> Result<Program, Error> {
         let _ = read;
         parse_text(src)
-    }
-    fn print_text(&self, program: &Program) -> Result<String, Error> {
-        print_text(program)
-    }
-    fn decode_binary(&self, bytes: &[u8]) -> Result<Program, Error> {
-        decode_binary(bytes)
-    }
-    fn encode_binary(&self, program: &Program) -> Result<Vec<u8>, Error> {
-        encode_binary(program)
-    }
-    fn decode_hex(&self, words: &[&str]) -> Result<Program, Error> {
-        decode_hex(words)
-    }
-    fn print_hex(&self, program: &Program) -> Result<String, Error> {
-        print_hex(program)
-    }
-    fn looks_binary(&self, bytes: &[u8]) -> bool {
-        looks_binary(bytes)
-    }
-    fn emit(&self, ir: &Program, options: &crate::isa::EmitOptions) -> Result<Program, Error> {
-        emit::emit_program(ir, options)
-    }
-    fn readme_table(&self) -> String {
-        readme_table()
     }
 }

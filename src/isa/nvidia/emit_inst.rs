@@ -174,6 +174,9 @@ fn shape(
     let averaged = extras.is_some_and(|x| x.lod_averaged);
     inst.lod = match (&t.lod, op) {
         (Lod::Grad { .. }, OpClass::TXD) | (Lod::Level(_), OpClass::TXQ) => 0,
+        // A gather reads level 0 (DX `gather4` lifts as `Lod::Zero`); TLD4 and TLD4S have no
+        // LOD field, so level zero is the form they have.
+        (Lod::Zero, OpClass::TLD4 | OpClass::TLD4S) => 0,
         (Lod::Implicit, _) => lod_code(""),
         (Lod::Zero, _) => lod_code("LZ"),
         (Lod::Bias(_), _) => lod_code(if averaged { "LBA" } else { "LB" }),

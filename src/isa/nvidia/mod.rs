@@ -27,7 +27,7 @@ pub use inst::{decode_word, encode_word, FieldError, NvInst, RZ};
 pub use text::{parse_inst, print_inst};
 
 use crate::error::{DecodeError, Error};
-use crate::ir::{Isa, Item, Program, Span, TexInstr};
+use crate::ir::{Item, Program, Span, TexInstr};
 use table::OpClass;
 
 /// What only NVIDIA has, per instruction (`Origin::Nvidia`).
@@ -219,41 +219,15 @@ pub fn readme_table() -> String {
 pub struct NvidiaCodec;
 
 impl crate::isa::Codec for NvidiaCodec {
-    fn isa(&self) -> Isa {
-        Isa::Nvidia
-    }
+    crate::isa::codec_functions!(Nvidia);
     fn parse_text(&self, src: &str, read: crate::ReadOptions) -> Result<Program, Error> {
         let _ = read;
         parse_text(src)
-    }
-    fn print_text(&self, program: &Program) -> Result<String, Error> {
-        print_text(program)
-    }
-    fn decode_binary(&self, bytes: &[u8]) -> Result<Program, Error> {
-        decode_binary(bytes)
-    }
-    fn encode_binary(&self, program: &Program) -> Result<Vec<u8>, Error> {
-        encode_binary(program)
-    }
-    fn decode_hex(&self, words: &[&str]) -> Result<Program, Error> {
-        decode_hex(words)
-    }
-    fn print_hex(&self, program: &Program) -> Result<String, Error> {
-        print_hex(program)
-    }
-    fn looks_binary(&self, bytes: &[u8]) -> bool {
-        looks_binary(bytes)
     }
     fn register_groups(&self, t: &TexInstr) -> Result<Vec<crate::isa::RegGroup>, Error> {
         emit_inst::register_groups(t)
     }
     fn constants(&self, program: &Program) -> Vec<Vec<(crate::ir::Reg, u32)>> {
         constants::constants(program)
-    }
-    fn emit(&self, ir: &Program, options: &crate::isa::EmitOptions) -> Result<Program, Error> {
-        emit::emit_program(ir, options)
-    }
-    fn readme_table(&self) -> String {
-        readme_table()
     }
 }

@@ -366,7 +366,8 @@ pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Erro
         visa.predicates.push(pname);
     }
     let mut movs = Vec::new();
-    if let Some(&last) = ir.samplers.keys().next_back() {
+    // The tables are in first-use order: declare up to the highest index.
+    if let Some(&last) = ir.samplers.keys().max() {
         for n in 0..=last {
             decls.push(format!(".decl S{n} v_type=S num_elts=1 v_name=S{n:03}"));
             let decl = ir.samplers.get(&n);
@@ -382,7 +383,7 @@ pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Erro
             );
         }
     }
-    if let Some(&last) = ir.resources.keys().next_back() {
+    if let Some(&last) = ir.resources.keys().max() {
         for n in limits.first_user_surface..=last {
             decls.push(format!(".decl T{n} v_type=T num_elts=1 v_name=T{n:03}"));
             let decl = ir.resources.get(&n);

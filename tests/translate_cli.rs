@@ -1,0 +1,326 @@
+//! `texlate translate`, `explain` and `check` across ISAs: options, the Report, and bad
+//! bindings and register maps (typed errors with line and column; nothing written).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn texlate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_texlate"))
+        .args(args)
+        .output()
+        .expect("texlate runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
+}
+
+/// A fresh scratch directory holding `files`.
+fn scratch(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("texlate-tcli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    for (f, text) in files {
+        std::fs::write(dir.join(f), text).expect("scratch file");
+    }
+    dir
+}
+
+const DX: &str = "ps_5_0\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_sampler s0, mode_default\nsample_aoffimmi(1,-2,0) r0.xyzw, r1.xyxx, t0.xyzw, s0\n";
+const VISA: &str = "sample_3d.RGBA (M1, 16)  0x0:uw S0 T6 V0040.0 V0041.0 V0042.0\n";
+const VISA_BINDINGS: &str =
+    "[[binding]]\ndim = \"2d\"\nvisa = { texture = \"T6\", sampler = \"S0\" }\n";
+
+fn p(dir: &Path, f: &str) -> String {
+    dir.join(f).to_str().unwrap().to_string()
+}
+
+#[test]
+fn dx_to_nvidia_text_binary_json_and_check() {
+    let d = scratch("dx", &[("in.asm", DX)]);
+    let o = texlate(&[
+        "translate",
+        "--from",
+        "dxbc",
+        "--to",
+        "nvidia",
+        &p(&d, "in.asm"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("MOV32I R6, 0xe1 ;"), "{text}");
+    assert!(
+        text.contains("TEX.AOFFI.P R0, R4, R6, 0x0, 2D, 0xf ;"),
+        "{text}"
+    );
+    assert!(text.contains("// dcl_sampler s0, mode_default"), "{text}");
+    let o = texlate(&[
+        "translate",
+        "--from",
+        "dxbc",
+        "--to",
+        "nvidia",
+        "--emit",
+        "binary",
+        &p(&d, "in.asm"),
+        "-o",
+        &p(&d, "out.bin"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bytes = std::fs::read(d.join("out.bin")).unwrap();
+    assert_eq!(bytes.len() % 32, 0, "whole bundles");
+    let o = texlate(&[
+        "translate",
+        "--json",
+        "--from",
+        "dxbc",
+        "--to",
+        "nvidia",
+        &p(&d, "in.asm"),
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("the Report is JSON");
+    assert_eq!(json["from"], "dxbc");
+    assert_eq!(json["instructions"][0]["source"]["line"], 4);
+    assert_eq!(json["instructions"][0]["moves"], 1);
+    assert_eq!(json["non_texture_items"], 3);
+    let o = texlate(&[
+        "explain",
+        "--from",
+        "dxbc",
+        "--to",
+        "nvidia",
+        &p(&d, "in.asm"),
+    ]);
+    assert!(
+        stdout(&o).contains("lower_offsets: offsets (1, -2, 0) packed as 0xe1"),
+        "{}",
+        stdout(&o)
+    );
+    let o = texlate(&[
+        "check",
+        "--from",
+        "dxbc",
+        "--to",
+        "nvidia",
+        &p(&d, "in.asm"),
+    ]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains(": agree"), "{}", stdout(&o));
+}
+
+#[test]
+fn strict_refuses_non_texture_items() {
+    let d = scratch("strict", &[("in.asm", DX)]);
+    let o = texlate(&[
+        "translate",
+        "--strict",
+        "--from",
+        "dxbc",
+        "--to",
+        "visa",
+        &p(&d, "in.asm"),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("in.asm:1:1") && stderr(&o).contains("--strict"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Runs a vISA → DX translation with `bindings` and `-o`, which must fail and write nothing.
+fn refused(name: &str, bindings: Option<&str>, regmap: Option<&str>) -> String {
+    let mut files = vec![("in.visaasm", VISA)];
+    if let Some(b) = bindings {
+        files.push(("b.toml", b));
+    }
+    if let Some(m) = regmap {
+        files.push(("m.toml", m));
+    }
+    let d = scratch(name, &files);
+    let out = d.join("out.asm");
+    let (b, m) = (p(&d, "b.toml"), p(&d, "m.toml"));
+    let mut args = vec![
+        "translate",
+        "--from",
+        "visa",
+        "--to",
+        "dxbc",
+        "--bindings",
+        &b,
+    ];
+    if regmap.is_some() {
+        args.extend(["--regmap", &m]);
+    }
+    let input = p(&d, "in.visaasm");
+    let o_arg = out.to_str().unwrap().to_string();
+    args.extend([input.as_str(), "-o", o_arg.as_str()]);
+    let o = texlate(&args);
+    assert!(!o.status.success(), "{name}: {}", stdout(&o));
+    assert!(
+        !out.exists(),
+        "{name}: a refused translation writes nothing"
+    );
+    assert!(o.stdout.is_empty(), "{name}");
+    format!("{}|{}", o.status.code().unwrap_or(-1), stderr(&o))
+}
+
+#[test]
+fn bad_bindings_and_register_maps() {
+    let e = refused("missing", None, None);
+    assert!(
+        e.starts_with("3|") && e.contains("reading") && e.contains("b.toml"),
+        "{e}"
+    );
+    let e = refused("malformed", Some("[[binding]\ndim = \"2d\"\n"), None);
+    assert!(e.starts_with("1|") && e.contains("b.toml:1:"), "{e}");
+    let e = refused(
+        "unknown-dim",
+        Some("[[binding]]\ndim = \"4d\"\nvisa = { texture = \"T6\" }\n"),
+        None,
+    );
+    assert!(
+        e.contains("b.toml:2:7") && e.contains("unknown dim `4d`"),
+        "{e}"
+    );
+    let e = refused(
+        "bad-slot",
+        Some("[[binding]]\ndim = \"2d\"\nvisa = { texture = \"t6\" }\n"),
+        None,
+    );
+    assert!(e.contains("b.toml:3:") && e.contains("`T<n>`"), "{e}");
+    let e = refused(
+        "conflict",
+        Some("[[binding]]\ndim = \"2d\"\nvisa = { texture = \"T6\" }\n[[binding]]\ndim = \"3d\"\nvisa = { texture = \"T6\" }\n"),
+        None,
+    );
+    assert!(e.contains("b.toml:4:") && e.contains("conflicting"), "{e}");
+    // A surface no row names: the error names it and prints the row to add.
+    let e = refused(
+        "unnamed",
+        Some("[[binding]]\ndim = \"2d\"\nvisa = { texture = \"T7\" }\n"),
+        None,
+    );
+    assert!(e.contains("visa T6") && e.contains("[[binding]]"), "{e}");
+    let e = refused(
+        "regmap",
+        Some(VISA_BINDINGS),
+        Some("[[map]]\nsource = \"V40.0\"\ntarget = \"r9.q\"\n"),
+    );
+    assert!(
+        e.contains("m.toml:3:10") && e.contains("DX register"),
+        "{e}"
+    );
+    let e = refused(
+        "regmap-twice",
+        Some(VISA_BINDINGS),
+        Some("[[map]]\nsource = \"V40.0\"\ntarget = \"r9.x\"\n[[map]]\nsource = \"V41.0\"\ntarget = \"r9.x\"\n"),
+    );
+    assert!(e.contains("m.toml:4:") && e.contains("already"), "{e}");
+}
+
+#[test]
+fn a_register_map_places_the_operands() {
+    let d = scratch(
+        "regmap-ok",
+        &[
+            ("in.visaasm", VISA),
+            ("b.toml", VISA_BINDINGS),
+            ("m.toml", "[[map]]\nsource = \"V41.0\"\ntarget = \"r7.x\"\n[[map]]\nsource = \"V42.0\"\ntarget = \"r7.y\"\n"),
+        ],
+    );
+    let args = [
+        "--from",
+        "visa",
+        "--to",
+        "dxbc",
+        "--bindings",
+        &p(&d, "b.toml"),
+        "--regmap",
+        &p(&d, "m.toml"),
+    ];
+    let input = p(&d, "in.visaasm");
+    let o = texlate(&[&["translate"][..], &args[..], &[input.as_str()][..]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains(", r7.xyxx, t0.xyzw, s0"),
+        "{}",
+        stdout(&o)
+    );
+    let o = texlate(&[&["check"][..], &args[..], &[input.as_str()][..]].concat());
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+}
+
+#[test]
+fn stage_and_simd_options() {
+    let nv = "TEX.LZ R0, R4, 0x6e, 2D, 0xf\n";
+    let d = scratch("stage", &[("in.sass", nv)]);
+    let o = texlate(&[
+        "translate",
+        "--from",
+        "nvidia",
+        "--to",
+        "dxbc",
+        &p(&d, "in.sass"),
+    ]);
+    assert!(
+        stdout(&o).starts_with("cs_5_0"),
+        "no derivatives: compute\n{}",
+        stdout(&o)
+    );
+    let o = texlate(&[
+        "translate",
+        "--from",
+        "nvidia",
+        "--to",
+        "dxbc",
+        "--stage",
+        "vertex",
+        &p(&d, "in.sass"),
+    ]);
+    assert!(stdout(&o).starts_with("vs_5_0"), "{}", stdout(&o));
+    let implicit = scratch("stage-ps", &[("in.sass", "TEX R0, R4, 0x6e, 2D, 0xf\n")]);
+    let o = texlate(&[
+        "translate",
+        "--from",
+        "nvidia",
+        "--to",
+        "dxbc",
+        &p(&implicit, "in.sass"),
+    ]);
+    assert!(
+        stdout(&o).starts_with("ps_5_0"),
+        "implicit LOD: pixel\n{}",
+        stdout(&o)
+    );
+    let o = texlate(&[
+        "translate",
+        "--from",
+        "nvidia",
+        "--to",
+        "visa",
+        "--simd",
+        "8",
+        &p(&d, "in.sass"),
+    ]);
+    assert!(
+        stdout(&o).contains("sample_lz.RGBA (M1, 8)"),
+        "{}",
+        stdout(&o)
+    );
+    let o = texlate(&[
+        "translate",
+        "--from",
+        "nvidia",
+        "--to",
+        "visa",
+        "--simd",
+        "32",
+        &p(&d, "in.sass"),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "clap refuses the width");
+}

@@ -1,0 +1,170 @@
+//! Every op of every source ISA translated to each other ISA, text and binary, under insta
+//! snapshots: one snapshot per direction with every case (the source line, the text output,
+//! the binary output as hex, or the refusal). Every translation is also checked with the
+//! semantic models, and its binary must decode to the texture instructions of its text.
+
+use std::fmt::Write as _;
+
+use texlate::translate::{self, Options};
+use texlate::{isa, Form, Isa};
+
+const DX_HEAD: &str = "ps_5_0
+dcl_resource_texture2d (float,float,float,float) t0
+dcl_resource_texture2darray (float,float,float,float) t1
+dcl_resource_texturecube (float,float,float,float) t2
+dcl_resource_texture3d (float,float,float,float) t3
+dcl_resource_texture2dms(4) (float,float,float,float) t4
+dcl_sampler s0, mode_default
+dcl_sampler s1, mode_comparison
+";
+
+const VISA_BINDINGS: &str = r#"
+[[binding]]
+dim = "2d"
+visa = { texture = "T6" }
+[[binding]]
+dim = "2d"
+visa = { texture = "T7" }
+[[binding]]
+dim = "cube"
+visa = { texture = "T8" }
+[[binding]]
+dim = "2d_array"
+visa = { texture = "T9" }
+"#;
+
+fn cases(isa: Isa) -> Vec<String> {
+    let file = match isa {
+        Isa::Dxbc => include_str!("cases/translate/dxbc.txt"),
+        Isa::Nvidia => include_str!("cases/translate/nvidia.txt"),
+        Isa::Visa => include_str!("cases/translate/visa.txt"),
+    };
+    file.lines()
+        .map(|l| match isa {
+            Isa::Dxbc => format!("{DX_HEAD}{l}\n"),
+            _ => format!("{l}\n"),
+        })
+        .collect()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes
+        .chunks(32)
+        .map(|c| c.iter().map(|b| format!("{b:02x}")).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn direction(from: Isa, to: Isa) -> String {
+    let mut out = String::new();
+    for src in cases(from) {
+        let line = src.lines().last().unwrap_or("");
+        let _ = writeln!(out, "==== {line}");
+        let mut o = Options::new(from, to);
+        if from == Isa::Visa {
+            o.bindings = Some(("bindings".into(), VISA_BINDINGS.into()));
+        }
+        let text = match translate::translate(src.as_bytes(), &o) {
+            Ok(t) => t,
+            Err(e) => {
+                let _ = writeln!(out, "error: {e}\n");
+                continue;
+            }
+        };
+        let check = translate::check(src.as_bytes(), &text, &o, 7).expect("the models read it");
+        assert!(check.agrees(), "{line}: {from:?} -> {to:?}\n{check}");
+        let printed = String::from_utf8(text.output.clone()).unwrap();
+        let _ = writeln!(out, "{}", printed.trim_end());
+        o.emit = Form::Binary;
+        let binary = translate::translate(src.as_bytes(), &o).expect("binary too");
+        // The binary holds the texture instructions of the text.
+        let c = isa::codec(to);
+        let from_text = c.parse_text(&printed, Default::default()).unwrap();
+        let from_binary = match c.decode_binary(&binary.output) {
+            Ok(p) => p,
+            // texlate reads vISA binaries of sampler instructions only: a kernel with the
+            // moves of a translation is compared through its text alone.
+            Err(_) if to == Isa::Visa && text.report.instructions.iter().any(|i| i.moves > 0) => {
+                from_text.clone()
+            }
+            Err(e) => panic!("{line}: {from:?} -> {to:?}: the binary does not decode: {e}"),
+        };
+        let ir = |p: &texlate::Program| -> Vec<String> {
+            p.tex_instrs()
+                .map(|t| {
+                    let mut t = t.clone();
+                    t.span = Default::default();
+                    t.origin = texlate::ir::Origin::SYNTHETIC;
+                    // vISA's binary carries no declarations, so no element types.
+                    if to == Isa::Visa {
+                        (t.coord_type, t.result_type) = (None, None);
+                    }
+                    t.to_string()
+                })
+                .collect()
+        };
+        assert_eq!(
+            ir(&from_text),
+            ir(&from_binary),
+            "{line}: {from:?} -> {to:?}"
+        );
+        let _ = writeln!(
+            out,
+            "-- binary ({} bytes)\n{}\n",
+            binary.output.len(),
+            hex(&binary.output)
+        );
+    }
+    out
+}
+
+fn snap(name: &str, value: String) {
+    insta::with_settings!({
+        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
+        prepend_module_to_snapshot => false,
+    }, {
+        insta::assert_snapshot!(name, value);
+    });
+}
+
+#[test]
+fn dxbc_to_nvidia() {
+    snap(
+        "translate_dxbc_to_nvidia",
+        direction(Isa::Dxbc, Isa::Nvidia),
+    );
+}
+
+#[test]
+fn dxbc_to_visa() {
+    snap("translate_dxbc_to_visa", direction(Isa::Dxbc, Isa::Visa));
+}
+
+#[test]
+fn nvidia_to_dxbc() {
+    snap(
+        "translate_nvidia_to_dxbc",
+        direction(Isa::Nvidia, Isa::Dxbc),
+    );
+}
+
+#[test]
+fn nvidia_to_visa() {
+    snap(
+        "translate_nvidia_to_visa",
+        direction(Isa::Nvidia, Isa::Visa),
+    );
+}
+
+#[test]
+fn visa_to_dxbc() {
+    snap("translate_visa_to_dxbc", direction(Isa::Visa, Isa::Dxbc));
+}
+
+#[test]
+fn visa_to_nvidia() {
+    snap(
+        "translate_visa_to_nvidia",
+        direction(Isa::Visa, Isa::Nvidia),
+    );
+}
