@@ -7,7 +7,9 @@ use crate::ir::{Isa, Span};
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}, column {column}: expected {expected}, found `{token}`")]
 pub struct ParseError {
+    /// Line of the token, from 1.
     pub line: u32,
+    /// Column of the token, from 1, in characters.
     pub column: u32,
     /// The offending token as written (empty at end of line).
     pub token: String,
@@ -29,8 +31,11 @@ pub struct DecodeError {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{location}: {rule}: {detail}")]
 pub struct ValidationError {
+    /// Where the instruction was read.
     pub location: Location,
+    /// The rule's name (e.g. `aoffimmi-reserved`), stable for tools.
     pub rule: &'static str,
+    /// How the instruction breaks it.
     pub detail: String,
 }
 
@@ -38,9 +43,17 @@ pub struct ValidationError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Location {
     /// Line and column of a text input.
-    Text { line: u32, column: u32 },
+    Text {
+        /// Line, from 1.
+        line: u32,
+        /// Column, from 1, in characters.
+        column: u32,
+    },
     /// Byte offset of a binary input.
-    Binary { offset: usize },
+    Binary {
+        /// Offset from the start of the input.
+        offset: usize,
+    },
 }
 
 impl Location {
@@ -72,15 +85,20 @@ impl std::fmt::Display for Location {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}{what} is not supported from {from} to {to}: {why}", at.map(|l| format!("{l}: ")).unwrap_or_default())]
 pub struct Unsupported {
+    /// What is refused (an instruction, a resource, an ISA pair).
     pub what: String,
+    /// The source ISA's name.
     pub from: &'static str,
+    /// The target ISA's name.
     pub to: &'static str,
+    /// Why, and what would allow it (e.g. a bindings row).
     pub why: String,
     /// Where the instruction was read, when the refusal is about one instruction.
     pub at: Option<Location>,
 }
 
 impl Unsupported {
+    /// A refusal of `what` from `from` to `to`, without location.
     pub fn new(what: impl Into<String>, from: Isa, to: Isa, why: impl Into<String>) -> Self {
         Unsupported {
             what: what.into(),
@@ -106,22 +124,30 @@ impl Unsupported {
 pub struct ConfigError {
     /// Which file: `bindings` or `regmap` (or the path the user gave).
     pub file: String,
+    /// Line, from 1.
     pub line: u32,
+    /// Column, from 1.
     pub column: u32,
+    /// What is wrong, and what was expected.
     pub reason: String,
 }
 
 /// Any texlate error.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
+    /// A text input that does not parse.
     #[error("parse error: {0}")]
     Parse(#[from] ParseError),
+    /// A binary input that does not decode.
     #[error("decode error: {0}")]
     Decode(#[from] DecodeError),
+    /// An instruction that breaks a rule of its ISA.
     #[error("invalid instruction: {0}")]
     Validation(#[from] ValidationError),
+    /// A request texlate cannot carry out.
     #[error("unsupported: {0}")]
     Unsupported(#[from] Unsupported),
+    /// A malformed bindings or register-map file.
     #[error("{0}")]
     Config(#[from] ConfigError),
 }

@@ -31,7 +31,10 @@
 //! # Ok::<(), texlate::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod check;
+pub mod diagnostic;
 pub mod error;
 pub mod ir;
 pub mod isa;

@@ -5,24 +5,59 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use texlate::diagnostic::{Diagnostic, Input, Kind};
 use texlate::{ir, isa, translate, Error, Form, Isa, ReadOptions};
+
+/// The exit codes, as `--help` and README state them.
+const EXIT_CODES: &str = "\
+Exit status:
+  0  success
+  1  the input was rejected (parse, decode, validation, unsupported, bindings/regmap file,
+     or a semantic-check disagreement); the message gives file, line and column
+  2  usage error (unknown option, missing argument)
+  3  I/O error (a file cannot be read or written)";
 
 #[derive(Parser)]
 #[command(
     name = "texlate",
     version,
-    about = "Translate GPU texture instructions between Intel vISA, DXBC and NVIDIA SASS"
+    about = "Translate GPU texture instructions between Intel vISA, DXBC and NVIDIA SASS",
+    after_help = EXIT_CODES
 )]
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Print errors as JSON (one object per line on standard error); `translate` and
+    /// `explain` also print the Report as JSON.
+    #[arg(long, global = true)]
+    json: bool,
+    /// When to colour diagnostics.
+    #[arg(
+        long,
+        value_enum,
+        global = true,
+        default_value = "auto",
+        value_name = "WHEN"
+    )]
+    color: ColorArg,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ColorArg {
+    /// On a terminal, unless NO_COLOR is set.
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 enum IsaArg {
+    /// Intel vISA (IGC `.visaasm` text, vISA instruction bytes).
     Visa,
+    /// DirectX SM4/SM5 (fxc listings, token streams, DXBC containers).
     Dxbc,
+    /// NVIDIA Maxwell SM50/SM52 (nvdisasm listings, word streams, cubins).
     Nvidia,
 }
 
@@ -38,7 +73,9 @@ impl From<IsaArg> for Isa {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Emit {
+    /// A listing or kernel as the vendor tool prints it.
     Text,
+    /// The binary encoding.
     Binary,
 }
 
@@ -83,8 +120,11 @@ fn warn_igc_relaxations(isa: Isa, bytes: &[u8], options: ReadOptions) {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum StageArg {
+    /// `ps_5_0`.
     Pixel,
+    /// `cs_5_0`.
     Compute,
+    /// `vs_5_0`.
     Vertex,
 }
 
@@ -131,8 +171,8 @@ impl TranslateArgs {
             match p {
                 None => Ok(None),
                 Some(path) => {
-                    let text = fs::read_to_string(path)
-                        .map_err(|e| Failure::Io(format!("reading {}: {e}", path.display())))?;
+                    let text =
+                        fs::read_to_string(path).map_err(|e| io_error("reading", path, e))?;
                     Ok(Some((path.display().to_string(), text)))
                 }
             }
@@ -177,14 +217,12 @@ enum Command {
         /// Input file, or `-` for standard input.
         input: PathBuf,
         /// Output file (default: standard output for text).
-        #[arg(short, long)]
+        #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
-        /// Print the Report as JSON instead of the translation.
-        #[arg(long)]
-        json: bool,
     },
-    /// Binary to text.
+    /// Binary to text (for a text input, use `asm` or `translate`).
     Disasm {
+        /// The input's instruction set.
         #[arg(long, value_enum)]
         isa: IsaArg,
         /// Instructions as hex instead of a file.
@@ -193,11 +231,13 @@ enum Command {
         /// Input file, or `-` for standard input.
         #[arg(required_unless_present = "hex")]
         file: Option<PathBuf>,
-        #[arg(short, long)]
+        /// Output file (default: standard output).
+        #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
     /// Text to binary.
     Asm {
+        /// The input's instruction set.
         #[arg(long, value_enum)]
         isa: IsaArg,
         /// Print the encoding as hex, one instruction per line.
@@ -205,7 +245,8 @@ enum Command {
         hex: bool,
         /// A file, `-` for standard input, or the instruction text itself.
         input: String,
-        #[arg(short, long)]
+        /// Output file (default: standard output).
+        #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
         #[command(flatten)]
         read: ReadArgs,
@@ -231,9 +272,9 @@ enum Command {
         /// SIMD width of a vISA target.
         #[arg(long, default_value_t = 16, value_parser = parse_simd)]
         simd: u8,
-        /// The Report as JSON.
-        #[arg(long)]
-        json: bool,
+        /// With `--isa`: list the opaque (non-texture) items too.
+        #[arg(long, conflicts_with_all = ["from", "to"])]
+        all: bool,
         /// Input file, or `-` for standard input.
         input: PathBuf,
         #[command(flatten)]
@@ -258,35 +299,83 @@ enum Command {
         #[arg(long)]
         matrix: bool,
     },
+    /// Print a shell completion script, generated from this command line's definition.
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), generated from this command line's definition.
+    Man,
 }
 
 /// A failure of the command, with the exit code it maps to.
 enum Failure {
-    Io(String),
-    Texlate(Error),
-    /// The semantic models could not read a program.
-    Check(String),
+    /// Rejected input, I/O error, or failed check: printed as a diagnostic.
+    Diag(Box<Diagnostic>),
+    /// A usage error clap cannot see.
+    Usage(String),
     /// The semantic check found a disagreement (already printed).
     Disagree,
     /// The input is valid but the command has nothing to do with it (exit 1).
     Refused(String),
+    /// Standard output was closed (`texlate ... | head`): end quietly.
+    ClosedPipe,
 }
 
-impl From<Error> for Failure {
-    fn from(e: Error) -> Self {
-        Failure::Texlate(e)
+impl Failure {
+    fn diag(d: Diagnostic) -> Self {
+        Failure::Diag(Box::new(d))
     }
 }
 
-fn read_input(path: &Path) -> Result<Vec<u8>, Failure> {
-    if path.as_os_str() == "-" {
-        let mut buf = Vec::new();
-        io::stdin()
-            .read_to_end(&mut buf)
-            .map_err(|e| Failure::Io(format!("reading standard input: {e}")))?;
-        Ok(buf)
-    } else {
-        fs::read(path).map_err(|e| Failure::Io(format!("reading {}: {e}", path.display())))
+fn io_error(doing: &str, path: &Path, e: io::Error) -> Failure {
+    Failure::diag(Diagnostic::new(
+        Kind::Io,
+        format!("{doing} {}: {e}", path.display()),
+    ))
+}
+
+/// An input as read, to quote in diagnostics.
+struct Source {
+    name: String,
+    bytes: Vec<u8>,
+}
+
+impl Source {
+    fn read(path: &Path) -> Result<Self, Failure> {
+        if path.as_os_str() == "-" {
+            let mut bytes = Vec::new();
+            io::stdin().read_to_end(&mut bytes).map_err(|e| {
+                Failure::diag(Diagnostic::new(
+                    Kind::Io,
+                    format!("reading standard input: {e}"),
+                ))
+            })?;
+            Ok(Source {
+                name: "<stdin>".into(),
+                bytes,
+            })
+        } else {
+            let bytes = fs::read(path).map_err(|e| io_error("reading", path, e))?;
+            Ok(Source {
+                name: path.display().to_string(),
+                bytes,
+            })
+        }
+    }
+
+    /// The diagnostic of `e`, raised reading this input as `isa` (with the bindings and
+    /// register-map files of `options`).
+    fn fail(&self, isa: Isa, options: Option<&translate::Options>, e: Error) -> Failure {
+        let input = Input::detect(isa, &self.name, &self.bytes);
+        let config: Vec<Input<'_>> = options
+            .into_iter()
+            .flat_map(|o| [&o.bindings, &o.regmap])
+            .flatten()
+            .map(|(name, text)| Input::text(name, text))
+            .collect();
+        Failure::diag(Diagnostic::from_error(&e, &input, &config))
     }
 }
 
@@ -294,9 +383,18 @@ fn read_input(path: &Path) -> Result<Vec<u8>, Failure> {
 /// never leaves a half-written output behind.
 fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<(), Failure> {
     match path {
-        None => io::stdout()
-            .write_all(bytes)
-            .map_err(|e| Failure::Io(format!("writing standard output: {e}"))),
+        None => {
+            let mut out = io::stdout().lock();
+            out.write_all(bytes)
+                .and_then(|()| out.flush())
+                .map_err(|e| match e.kind() {
+                    io::ErrorKind::BrokenPipe => Failure::ClosedPipe,
+                    _ => Failure::diag(Diagnostic::new(
+                        Kind::Io,
+                        format!("writing standard output: {e}"),
+                    )),
+                })
+        }
         Some(path) => {
             let mut tmp = path.as_os_str().to_owned();
             tmp.push(".texlate-tmp");
@@ -305,7 +403,7 @@ fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<(), Failure> {
                 .and_then(|()| fs::rename(&tmp, path))
                 .map_err(|e| {
                     let _ = fs::remove_file(&tmp);
-                    Failure::Io(format!("writing {}: {e}", path.display()))
+                    io_error("writing", path, e)
                 })
         }
     }
@@ -323,7 +421,8 @@ fn note_unencoded_lines(isa: Isa, form: Form, program: &texlate::Program) {
         .filter(|i| matches!(i, ir::Item::Opaque(_)))
         .count();
     if skipped > 0 {
-        eprintln!(
+        let _ = writeln!(
+            io::stderr(),
             "texlate: note: {skipped} non-texture lines (declarations, other instructions) have no vISA binary form here and are not in the output"
         );
     }
@@ -331,27 +430,29 @@ fn note_unencoded_lines(isa: Isa, form: Form, program: &texlate::Program) {
 
 /// A vISA `.isa` container is read (its kernels and sampler instructions), and refused for
 /// translation with what IGC 12504's writer cut from its first sampler instruction.
-fn refuse_container(from: Isa, bytes: &[u8]) -> Result<(), Failure> {
-    if from == Isa::Visa && isa::visa::is_isa_container(bytes) {
-        let c = isa::visa::decode_isa_container(bytes)?;
-        return Err(Failure::Texlate(isa::visa::container_refusal(&c)));
+fn refuse_container(from: Isa, source: &Source) -> Result<(), Failure> {
+    if from == Isa::Visa && isa::visa::is_isa_container(&source.bytes) {
+        let c = isa::visa::decode_isa_container(&source.bytes)
+            .map_err(|e| source.fail(from, None, e))?;
+        return Err(source.fail(from, None, isa::visa::container_refusal(&c)));
     }
     Ok(())
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
+    let json = cli.json;
     match cli.command {
         Command::Translate {
             args,
             input,
             output,
-            json,
         } => {
             let options = args.options()?;
-            let bytes = read_input(&input)?;
-            refuse_container(options.from, &bytes)?;
-            warn_igc_relaxations(options.from, &bytes, options.read);
-            let t = translate::translate(&bytes, &options)?;
+            let source = Source::read(&input)?;
+            refuse_container(options.from, &source)?;
+            warn_igc_relaxations(options.from, &source.bytes, options.read);
+            let t = translate::translate(&source.bytes, &options)
+                .map_err(|e| source.fail(options.from, Some(&options), e))?;
             if options.from == options.to {
                 note_unencoded_lines(options.to, options.emit, &t.program);
             }
@@ -368,23 +469,44 @@ fn run(cli: Cli) -> Result<(), Failure> {
             output,
         } => {
             let isa = Isa::from(isa_arg);
+            let codec = isa::codec(isa);
             let program = match (hex, file) {
                 (Some(words), _) => {
                     let words: Vec<&str> = words.iter().map(String::as_str).collect();
-                    isa::codec(isa).decode_hex(&words)?
+                    codec.decode_hex(&words).map_err(|e| {
+                        Failure::diag(Diagnostic::from_error(&e, &Input::binary("--hex"), &[]))
+                    })?
                 }
                 (None, Some(file)) => {
-                    let bytes = read_input(&file)?;
-                    if isa == Isa::Visa && isa::visa::is_isa_container(&bytes) {
-                        let c = isa::visa::decode_isa_container(&bytes)?;
+                    let source = Source::read(&file)?;
+                    if isa == Isa::Visa && isa::visa::is_isa_container(&source.bytes) {
+                        let c = isa::visa::decode_isa_container(&source.bytes)
+                            .map_err(|e| source.fail(isa, None, e))?;
                         let text = isa::visa::print_isa_container(&c);
                         return write_output(output.as_deref(), text.as_bytes());
                     }
-                    isa::codec(isa).decode_binary(&bytes)?
+                    if !codec.looks_binary(&source.bytes) && looks_like_text(&source.bytes) {
+                        return Err(Failure::diag(
+                            Diagnostic::new(
+                                Kind::Input,
+                                format!("this file is text, not {} binary", isa.name()),
+                            )
+                            .in_file(source.name.clone())
+                            .with_help(format!(
+                                "`disasm` reads binaries; to assemble text use `texlate asm --isa {0}`, to read or convert it use `texlate translate --from {0} --to ...`",
+                                isa.name()
+                            )),
+                        ));
+                    }
+                    codec
+                        .decode_binary(&source.bytes)
+                        .map_err(|e| source.fail(isa, None, e))?
                 }
                 (None, None) => unreachable!("clap requires a file or --hex"),
             };
-            let text = isa::codec(isa).print_text(&program)?;
+            let text = codec.print_text(&program).map_err(|e| {
+                Failure::diag(Diagnostic::from_error(&e, &Input::binary("output"), &[]))
+            })?;
             write_output(output.as_deref(), text.as_bytes())
         }
         Command::Asm {
@@ -396,26 +518,46 @@ fn run(cli: Cli) -> Result<(), Failure> {
         } => {
             let isa = Isa::from(isa_arg);
             let path = Path::new(&input);
-            let text = if input == "-" || path.is_file() {
-                let bytes = read_input(path)?;
-                String::from_utf8(bytes).map_err(|e| {
-                    Failure::Io(format!(
-                        "{input}: not UTF-8 text (byte offset {:#x})",
-                        e.utf8_error().valid_up_to()
-                    ))
-                })?
+            let (name, text) = if input == "-" || path.is_file() {
+                let source = Source::read(path)?;
+                let text = String::from_utf8(source.bytes).map_err(|e| {
+                    Failure::diag(
+                        Diagnostic::new(
+                            Kind::Input,
+                            format!(
+                                "not UTF-8 text (byte {:#x} is not UTF-8)",
+                                e.utf8_error().valid_up_to()
+                            ),
+                        )
+                        .in_file(source.name.clone())
+                        .with_help(format!(
+                            "`asm` reads text; to disassemble a binary use `texlate disasm --isa {}`",
+                            isa.name()
+                        )),
+                    )
+                })?;
+                (source.name, text)
             } else if !input.contains(char::is_whitespace) {
                 // Every instruction has operands after a space: a single word is a path.
-                return Err(Failure::Io(format!("reading {input}: no such file")));
+                return Err(Failure::diag(Diagnostic::new(
+                    Kind::Io,
+                    format!("reading {input}: no such file"),
+                )));
             } else {
-                input.clone()
+                ("<command line>".to_string(), input.clone())
             };
             warn_igc_relaxations(isa, text.as_bytes(), read.into());
-            let program = texlate::parse_text_with(isa, &text, read.into())?;
+            let fail = |e: Error| {
+                Failure::diag(Diagnostic::from_error(&e, &Input::text(&name, &text), &[]))
+            };
+            let program = texlate::parse_text_with(isa, &text, read.into()).map_err(fail)?;
             let out = if hex {
-                isa::codec(isa).print_hex(&program)?.into_bytes()
+                isa::codec(isa)
+                    .print_hex(&program)
+                    .map_err(fail)?
+                    .into_bytes()
             } else {
-                let bytes = isa::codec(isa).encode_binary(&program)?;
+                let bytes = isa::codec(isa).encode_binary(&program).map_err(fail)?;
                 note_unencoded_lines(isa, Form::Binary, &program);
                 bytes
             };
@@ -433,11 +575,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
             isa: Some(isa),
             input,
             read,
+            all,
             ..
         } => {
-            let bytes = read_input(&input)?;
-            if Isa::from(isa) == Isa::Visa && isa::visa::is_isa_container(&bytes) {
-                let c = isa::visa::decode_isa_container(&bytes)?;
+            let isa = Isa::from(isa);
+            let source = Source::read(&input)?;
+            if isa == Isa::Visa && isa::visa::is_isa_container(&source.bytes) {
+                let c = isa::visa::decode_isa_container(&source.bytes)
+                    .map_err(|e| source.fail(isa, None, e))?;
                 let mut text = isa::visa::print_isa_container(&c);
                 text.push_str(
                     "// no IR: an instruction without its last operands does not lift \
@@ -445,8 +590,12 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 );
                 return write_output(None, text.as_bytes());
             }
-            warn_igc_relaxations(Isa::from(isa), &bytes, read.into());
-            let program = texlate::decode_with(Isa::from(isa), &bytes, read.into())?;
+            warn_igc_relaxations(isa, &source.bytes, read.into());
+            let mut program = texlate::decode_with(isa, &source.bytes, read.into())
+                .map_err(|e| source.fail(isa, None, e))?;
+            if !all {
+                program.items.retain(|i| matches!(i, ir::Item::Tex(_)));
+            }
             write_output(None, ir::display_program(&program).as_bytes())
         }
         Command::Explain {
@@ -455,13 +604,12 @@ fn run(cli: Cli) -> Result<(), Failure> {
             bindings,
             regmap,
             simd,
-            json,
             input,
             read,
             ..
         } => {
             let (Some(from), Some(to)) = (from, to) else {
-                return Err(Failure::Io(
+                return Err(Failure::Usage(
                     "explain needs --isa, or --from and --to".into(),
                 ));
             };
@@ -477,14 +625,20 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 igc_compat: false,
             };
             let options = args.options()?;
-            let bytes = read_input(&input)?;
-            refuse_container(options.from, &bytes)?;
-            warn_igc_relaxations(options.from, &bytes, options.read);
-            let source = texlate::decode_with(options.from, &bytes, options.read)?;
+            let input_file = Source::read(&input)?;
+            refuse_container(options.from, &input_file)?;
+            warn_igc_relaxations(options.from, &input_file.bytes, options.read);
+            let fail = |e| input_file.fail(options.from, Some(&options), e);
+            let source = texlate::decode_with(options.from, &input_file.bytes, options.read)
+                .map_err(fail)?;
             let report = if options.from == options.to {
-                translate::translate_program(source, &options)?.report
+                translate::translate_program(source, &options)
+                    .map_err(fail)?
+                    .report
             } else {
-                translate::lower_program(&source, &options)?.report
+                translate::lower_program(&source, &options)
+                    .map_err(fail)?
+                    .report
             };
             let text = if json {
                 report.to_json()
@@ -495,11 +649,19 @@ fn run(cli: Cli) -> Result<(), Failure> {
         }
         Command::Check { args, input, seed } => {
             let options = args.options()?;
-            let bytes = read_input(&input)?;
-            refuse_container(options.from, &bytes)?;
-            let t = translate::translate(&bytes, &options)?;
-            let report = translate::check(&bytes, &t, &options, seed)
-                .map_err(|e| Failure::Check(e.to_string()))?;
+            let source = Source::read(&input)?;
+            refuse_container(options.from, &source)?;
+            let t = translate::translate(&source.bytes, &options)
+                .map_err(|e| source.fail(options.from, Some(&options), e))?;
+            let report = translate::check(&source.bytes, &t, &options, seed).map_err(|e| {
+                Failure::diag(
+                    Diagnostic::new(
+                        Kind::Check,
+                        format!("the semantic check cannot read the programs: {e}"),
+                    )
+                    .in_file(source.name.clone()),
+                )
+            })?;
             write_output(None, report.to_string().as_bytes())?;
             if report.agrees() {
                 Ok(())
@@ -513,31 +675,103 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Ops { matrix: true } => {
             write_output(None, texlate::mappings::rules::matrix_markdown().as_bytes())
         }
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "texlate", &mut out);
+            write_output(None, &out)
+        }
+        Command::Man => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut out)
+                .expect("rendering to memory cannot fail");
+            write_output(None, &out)
+        }
     }
 }
 
+/// Whether `bytes` read as text: UTF-8 without control characters other than whitespace.
+fn looks_like_text(bytes: &[u8]) -> bool {
+    !bytes.is_empty()
+        && std::str::from_utf8(bytes)
+            .is_ok_and(|s| s.chars().all(|c| !c.is_control() || c.is_whitespace()))
+}
+
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::Io(msg)) => {
-            eprintln!("texlate: {msg}");
-            ExitCode::from(2)
+    let cli = Cli::parse();
+    let json = cli.json;
+    let color = match cli.color {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => {
+            use std::io::IsTerminal;
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && io::stderr().is_terminal()
         }
-        Err(Failure::Texlate(e)) => {
-            eprintln!("texlate: {e}");
-            ExitCode::from(1)
+    };
+    let (diagnostic, code) = match run(cli) {
+        Ok(()) | Err(Failure::ClosedPipe) => return ExitCode::SUCCESS,
+        Err(Failure::Diag(d)) => {
+            let code = if d.kind == Kind::Io { 3 } else { 1 };
+            (*d, code)
         }
-        Err(Failure::Check(e)) => {
-            eprintln!("texlate: the semantic check cannot read the programs: {e}");
-            ExitCode::from(1)
+        Err(Failure::Usage(msg)) => {
+            let mut cmd = Cli::command();
+            cmd.error(clap::error::ErrorKind::MissingRequiredArgument, msg)
+                .exit()
         }
-        Err(Failure::Refused(msg)) => {
-            eprintln!("texlate: {msg}");
-            ExitCode::from(1)
+        Err(Failure::Refused(msg)) => (Diagnostic::new(Kind::Input, msg), 1),
+        Err(Failure::Disagree) => (
+            Diagnostic::new(
+                Kind::Check,
+                "the translation and its source disagree (see above)",
+            ),
+            1,
+        ),
+    };
+    let text = if json {
+        format!("{}\n", diagnostic.to_json())
+    } else {
+        diagnostic.render(color)
+    };
+    // Standard error may be closed too: nothing more to say then.
+    let _ = io::stderr().write_all(text.as_bytes());
+    ExitCode::from(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    /// Every option, argument and subcommand has help text.
+    #[test]
+    fn every_option_has_help() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                if sub.get_name() == "help" {
+                    continue;
+                }
+                if sub.get_about().is_none() {
+                    missing.push(format!("{path} {}", sub.get_name()));
+                }
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
         }
-        Err(Failure::Disagree) => {
-            eprintln!("texlate: the translation and its source disagree (see above)");
-            ExitCode::from(1)
-        }
+        let mut missing = Vec::new();
+        walk(&Cli::command(), "texlate", &mut missing);
+        assert!(missing.is_empty(), "without help text: {missing:?}");
     }
 }

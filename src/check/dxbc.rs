@@ -40,20 +40,35 @@ const ISA: Isa = Isa::Dxbc;
 /// The role of each operand after the destination(s) of a texture instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role2 {
+    /// The coordinate (address) vector.
     Address,
+    /// The resource (`tN`, `uN`).
     Resource,
+    /// The sampler (`sN`).
     Sampler,
+    /// Depth-compare reference.
     Ref,
+    /// Explicit LOD.
     Lod,
+    /// LOD bias.
     Bias,
+    /// Gradient along x.
     Ddx,
+    /// Gradient along y.
     Ddy,
+    /// Sample index.
     SampleIndex,
+    /// Mip level (`resinfo`).
     MipLevel,
+    /// Programmable offsets (`gather4_po`).
     Offset,
+    /// Minimum-LOD clamp.
     Clamp,
+    /// Byte offset (raw and structured buffers).
     ByteOffset,
+    /// Structure index (structured buffers).
     StructIndex,
+    /// Residency status destination.
     Status,
 }
 

@@ -15,7 +15,7 @@
 //! (they are what the check checks). They use only the codecs' instruction-level decoders:
 //! NVIDIA [`crate::isa::nvidia::decode_word`] / [`crate::isa::nvidia::parse_inst`], DXBC
 //! [`crate::isa::dxbc::tokens`] / [`crate::isa::dxbc::container`], vISA
-//! [`crate::isa::visa::decode_instruction`] / [`crate::isa::visa::parse_instructions`]. Which
+//! [`crate::isa::visa::decode_instruction`] / [`crate::isa::visa::parse_text_instructions`]. Which
 //! register or parameter holds what is this module's own data, each table citing its source.
 //!
 //! [`compare`] draws a random initial register file for the source (seeded), builds the
@@ -58,15 +58,20 @@ use crate::translate::regmap::{spell, RegisterMap};
 /// result (which the model does not compute: it does not filter texels).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
+    /// A concrete bit pattern.
     Bits(u32),
     /// Channel `channel` (0..3 = R, G, B, A; 4 = residency status) of request `request`.
     Result {
+        /// The request's index (its place in [`Execution::requests`]).
         request: usize,
+        /// The channel.
         channel: u8,
     },
     /// An operation applied to operands of which at least one is symbolic.
     Op {
+        /// The operation.
         op: ValueOp,
+        /// Its operands.
         args: Vec<Value>,
     },
 }
@@ -86,18 +91,31 @@ pub enum ValueOp {
     F32ToI32,
     /// f32 rounding to an integral value.
     RoundNe,
+    /// f32 rounding to an integral value, toward negative infinity.
     RoundNi,
+    /// f32 rounding to an integral value, toward positive infinity.
     RoundPi,
+    /// f32 rounding to an integral value, toward zero.
     RoundZ,
+    /// f32 minimum.
     FMin,
+    /// f32 maximum.
     FMax,
+    /// u32 minimum.
     UMin,
+    /// u32 maximum.
     UMax,
+    /// i32 minimum.
     IMin,
+    /// i32 maximum.
     IMax,
+    /// f32 product.
     FMul,
+    /// f32 reciprocal.
     FRcp,
+    /// f32 absolute value.
     FAbs,
+    /// f32 negation.
     FNeg,
     /// Clamp to [0, 1] (DX `_sat`, NVIDIA `.SAT` on float ops).
     FSat,
@@ -110,7 +128,9 @@ pub enum ValueOp {
     IntLayer,
     /// Bits `[lo, lo + width)` of the operand (NVIDIA packed words).
     Field {
+        /// The lowest bit.
         lo: u8,
+        /// The number of bits.
         width: u8,
     },
 }
@@ -267,7 +287,10 @@ pub enum ReqOp {
     /// Read of the multisample control surface (vISA `load_mcs`).
     FetchMcs,
     /// Four-texel gather of one channel (0 = R .. 3 = A).
-    Gather { channel: u8 },
+    Gather {
+        /// The channel gathered.
+        channel: u8,
+    },
     /// The LOD the sampler would use.
     QueryLod,
     /// Size and level count of a mip level.
@@ -279,7 +302,10 @@ pub enum ReqOp {
     /// Element count of a buffer.
     BufferInfo,
     /// Another header or sampler query, with the ISA's code (NVIDIA `TXQ`).
-    QueryOther { code: u8 },
+    QueryOther {
+        /// The ISA's query code.
+        code: u8,
+    },
     /// Typed surface read (vISA `gather4_typed`, DX `ld_uav_typed`).
     LoadTyped,
     /// Raw buffer read at a byte offset (DX `ld_raw`).
@@ -318,11 +344,15 @@ pub enum LodReq {
     Implicit,
     /// Level 0. An explicit level whose value is +0.0, -0.0 or integer 0 reads as this.
     Zero,
+    /// Implicit LOD plus this bias.
     Bias(Value),
+    /// This level.
     Level(Value),
     /// Gradients, one entry per coordinate.
     Grad {
+        /// d(coordinate)/dx.
         dx: Vec<Value>,
+        /// d(coordinate)/dy.
         dy: Vec<Value>,
     },
 }
@@ -357,7 +387,9 @@ pub enum Offsets {
 /// bitwise.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Request {
+    /// What is asked.
     pub op: ReqOp,
+    /// The texture read.
     pub resource: ResourceId,
     /// The sampler, for ops that use one (sample, gather, LOD query).
     pub sampler: Option<ResourceId>,
@@ -368,10 +400,15 @@ pub struct Request {
     /// The array layer as a semantic layer number (see [`ValueOp::FloatLayer`],
     /// [`ValueOp::IntLayer`], [`ValueOp::Low16`]).
     pub layer: Option<Value>,
+    /// How the level of detail is chosen.
     pub lod: LodReq,
+    /// The minimum-LOD clamp.
     pub min_lod: Option<Value>,
+    /// The depth-compare reference.
     pub reference: Option<Value>,
+    /// Texel offsets.
     pub offsets: Offsets,
+    /// The sample index of a multisample fetch.
     pub sample_index: Option<Value>,
     /// Multisample control data (vISA `load_2dms_w`).
     pub mcs: Vec<Value>,
@@ -595,8 +632,11 @@ fn draw(role: Role, r: u64) -> u32 {
 /// by the role of that read. Drawn values are recorded in `values`.
 #[derive(Clone, Debug)]
 pub struct InitialFile {
+    /// Registers with a known initial value (listed, or drawn when first read).
     pub values: IndexMap<Reg, u32>,
+    /// The seed the other values are drawn from.
     pub seed: u64,
+    /// Mixed into the seed (to give two runs different but repeatable values).
     pub salt: u64,
 }
 
@@ -624,22 +664,27 @@ impl InitialFile {
 /// The state of a running model: registers, the requests made so far, where it is.
 #[derive(Debug)]
 pub struct Machine {
+    /// The initial register file.
     pub init: InitialFile,
+    /// Current register values.
     pub regs: IndexMap<Reg, Value>,
     /// Registers written, in first-write order.
     pub written: IndexSet<Reg>,
+    /// The requests made so far, in order.
     pub requests: Vec<Located>,
 }
 
 /// A request and where its instruction was read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Located {
+    /// What was asked.
     pub request: Request,
     /// `line 3` for text, `offset 0x18` for binaries.
     pub at: String,
 }
 
 impl Machine {
+    /// A machine starting from `init`.
     pub fn new(init: InitialFile) -> Self {
         Machine {
             init,
@@ -657,6 +702,7 @@ impl Machine {
         Value::Bits(self.init.get(r, role))
     }
 
+    /// Writes `v` to `r`.
     pub fn write(&mut self, r: Reg, v: Value) {
         self.written.insert(r);
         self.regs.insert(r, v);
@@ -677,10 +723,13 @@ impl Machine {
 /// What a model returns: the requests in order and the final register file.
 #[derive(Debug)]
 pub struct Execution {
+    /// The requests, in order.
     pub requests: Vec<Located>,
     /// Final values of every register read or written.
     pub regs: IndexMap<Reg, Value>,
+    /// Registers written, in first-write order.
     pub written: IndexSet<Reg>,
+    /// The initial register file, with every value drawn during the run.
     pub init: InitialFile,
 }
 
@@ -719,15 +768,20 @@ pub enum Error {
     /// The codec's decoder refused the input.
     #[error("{isa}: {source}")]
     Read {
+        /// The ISA's name.
         isa: &'static str,
+        /// The decoder's error.
         #[source]
         source: crate::Error,
     },
     /// An instruction the model does not know or cannot evaluate.
     #[error("{isa} {at}: {reason}")]
     Model {
+        /// The ISA's name.
         isa: &'static str,
+        /// Where (`line 3`, `offset 0x18`).
         at: String,
+        /// What the model cannot do.
         reason: String,
     },
 }
@@ -740,6 +794,7 @@ impl Error {
             reason: reason.into(),
         }
     }
+    /// The model of `isa` cannot read its input.
     pub fn read(isa: Isa, source: crate::Error) -> Self {
         Error::Read {
             isa: isa.name(),
@@ -769,16 +824,22 @@ pub fn run(
 /// One field that differs between two requests.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldDiff {
+    /// The request field (`coords`, `lod`, ...).
     pub field: String,
+    /// Its value in the source.
     pub source: String,
+    /// Its value in the target.
     pub target: String,
 }
 
 /// One pair of texture instructions, source and target, by position.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PairReport {
+    /// The pair's position.
     pub index: usize,
+    /// The source's request (`None` when the target has more).
     pub source: Option<Located>,
+    /// The target's request (`None` when the source has more).
     pub target: Option<Located>,
     /// Empty when the two agree.
     pub diffs: Vec<FieldDiff>,
@@ -787,20 +848,28 @@ pub struct PairReport {
 /// A register the source wrote whose final value the target does not reproduce.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RegisterDiff {
+    /// The source register.
     pub source_reg: String,
     /// `None` when the register map has no target register for it.
     pub target_reg: Option<String>,
+    /// Its final value in the source.
     pub source: String,
+    /// Its final value in the target register.
     pub target: String,
 }
 
 /// The result of [`compare`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckReport {
+    /// The source ISA.
     pub from: Isa,
+    /// The target ISA.
     pub to: Isa,
+    /// The seed of the random initial values.
     pub seed: u64,
+    /// Every pair of requests, in order.
     pub pairs: Vec<PairReport>,
+    /// The registers whose final values differ.
     pub registers: Vec<RegisterDiff>,
     /// How many source-written registers were compared.
     pub registers_compared: usize,

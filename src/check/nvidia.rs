@@ -5,7 +5,7 @@
 //! ([`decode_word`], [`parse_inst`]) into [`NvInst`] (fields by meaning); which register of
 //! Ra/Rb holds what is this module's own table ([`slots`]), written from
 //! seeds/nvidia-TEX.txt ("Texture parameter packing in Ra and Rb": Ra = [array|LC word],
-//! s, t, r; Rb = [handle], LOD, offsets, DC, compacted upwards) and research/nvidia.md §4
+//! s, t, r; Rb = \[handle\], LOD, offsets, DC, compacted upwards) and research/nvidia.md §4
 //! and §11 (TLD, TLD4, TXD, TXQ, TMML and the short forms TEXS/TLDS/TLD4S, as ptxas packs
 //! them). Where they differ the tool wins: plain TLD4S reads x from Ra and y from **Rb**
 //! (§11, settled with ptxas), not from Ra+1.
@@ -63,6 +63,7 @@ pub enum Slot {
     TxdLayerOffsets,
     /// Gradient of coordinate i along x / y.
     Dx(u8),
+    /// Gradient of coordinate i along y.
     Dy(u8),
 }
 

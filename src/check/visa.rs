@@ -51,23 +51,39 @@ const GRF: u32 = 32;
 /// What a parameter slot holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum P {
+    /// Coordinate u.
     U,
+    /// Coordinate v.
     V,
+    /// Coordinate r.
     R,
+    /// Array index.
     Ai,
+    /// LOD bias.
     Bias,
+    /// LOD.
     Lod,
+    /// Depth-compare reference.
     Ref,
+    /// du/dx.
     Dudx,
+    /// du/dy.
     Dudy,
+    /// dv/dx.
     Dvdx,
+    /// dv/dy.
     Dvdy,
+    /// dr/dx.
     Drdx,
+    /// dr/dy.
     Drdy,
+    /// Sample index.
     Si,
     /// MCS word i.
     Mcs(u8),
+    /// Offset u (`sample4_po`).
     OffU,
+    /// Offset v (`sample4_po`).
     OffV,
 }
 

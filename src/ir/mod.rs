@@ -85,10 +85,15 @@ pub enum TexOp {
 /// The shape of the resource an instruction reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dim {
+    /// One-dimensional.
     D1,
+    /// Two-dimensional.
     D2,
+    /// Three-dimensional (volume).
     D3,
+    /// Cube map (six faces, a 3D direction as coordinate).
     Cube,
+    /// A typed buffer (DX `buffer`, one coordinate, no mips).
     Buffer,
     /// DX raw byte-address buffer.
     RawBuffer,
@@ -101,8 +106,11 @@ pub enum Dim {
 pub enum Dimension {
     /// Known from the instruction (NVIDIA) or from a declaration or binding (DX, vISA).
     Known {
+        /// The shape.
         dim: Dim,
+        /// Whether the resource is an array (the layer is [`TexInstr::array_index`]).
         arrayed: bool,
+        /// Whether the resource is multisampled.
         multisampled: bool,
     },
     /// Not carried by the instruction and not yet known: vISA instructions without a
@@ -122,12 +130,18 @@ pub enum Lod {
     /// An explicit level.
     Level(Scalar),
     /// From explicit gradients, one entry per coordinate.
-    Grad { dx: Vec<Scalar>, dy: Vec<Scalar> },
+    Grad {
+        /// d(coordinate)/dx, one per coordinate.
+        dx: Vec<Scalar>,
+        /// d(coordinate)/dy, one per coordinate.
+        dy: Vec<Scalar>,
+    },
 }
 
 /// A texel offset.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Offset {
+    /// No offset.
     None,
     /// Immediate offsets (u, v, w), each in [-8, 7] on every ISA.
     Imm([i8; 3]),
@@ -175,22 +189,29 @@ pub enum RegFile {
 /// One register component.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Reg {
+    /// The register file.
     pub file: RegFile,
+    /// The register number in its file.
     pub index: u32,
+    /// The component (DX, 0..3) or byte offset (vISA) within the register; 0 on NVIDIA.
     pub sub: u32,
 }
 
 /// An immediate value, kept as its bit pattern and the type it was written with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Imm {
+    /// The bits, zero-extended to 64.
     pub bits: u64,
+    /// The type the value was written with.
     pub ty: ScalarType,
 }
 
 /// One scalar operand: the unit every ISA's parameter lists are made of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Scalar {
+    /// A register component.
     Reg(Reg),
+    /// An immediate.
     Imm(Imm),
     /// A register that reads as zero and discards writes (`%null`, `RZ`, DX `null`).
     Zero,
@@ -199,16 +220,27 @@ pub enum Scalar {
 /// Element types of coordinates and results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScalarType {
+    /// 32-bit float.
     F32,
+    /// 16-bit float.
     F16,
+    /// 64-bit float.
     F64,
+    /// 32-bit unsigned integer.
     U32,
+    /// 32-bit signed integer.
     I32,
+    /// 16-bit unsigned integer.
     U16,
+    /// 16-bit signed integer.
     I16,
+    /// 8-bit unsigned integer.
     U8,
+    /// 8-bit signed integer.
     I8,
+    /// 64-bit unsigned integer.
     U64,
+    /// 64-bit signed integer.
     I64,
     /// DX `unorm`/`snorm`/`mixed` and other resource return types that have no plain
     /// scalar type; the name is the ISA's spelling.
@@ -222,9 +254,13 @@ pub enum ResRef {
     Binding(u32),
     /// A binding range indexed at run time (SM5.1 `t0[r1.x + 2]`).
     Indexed {
+        /// The number of slots in the range.
         range: u32,
+        /// The first slot of the range.
         base: u32,
+        /// The index added at run time, when not constant.
         dynamic: Option<Scalar>,
+        /// Whether the index may differ per lane (`NonUniformResourceIndex`).
         nonuniform: bool,
     },
     /// A bindless handle in a register (NV `.B`).
@@ -236,6 +272,7 @@ pub enum ResRef {
 pub struct Pred {
     /// Predicate register number (vISA `P#`, NV `P#`; 7 = `PT` on NVIDIA).
     pub index: u16,
+    /// Whether the instruction runs where the predicate is false.
     pub negate: bool,
 }
 
@@ -258,28 +295,37 @@ pub struct Flags {
 /// One texture instruction.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TexInstr {
+    /// What the instruction asks the sampler.
     pub op: TexOp,
+    /// The resource's dimension.
     pub dim: Dimension,
+    /// How the level of detail is chosen.
     pub lod: Lod,
     /// Minimum-LOD clamp (DX `*_cl_s`, NV `.LC`).
     pub min_lod: Option<Scalar>,
     /// Spatial coordinates only (u, v, w); the array index is separate.
     pub coord: Vec<Scalar>,
+    /// The array layer, for arrayed resources.
     pub array_index: Option<Scalar>,
     /// Depth-compare reference.
     pub depth_ref: Option<Scalar>,
+    /// Texel offsets.
     pub offset: Offset,
     /// Sample index of a multisample fetch.
     pub sample_index: Option<Scalar>,
     /// Multisample control data (vISA `load_2dms_w`: two 32-bit or four 16-bit words).
     pub mcs: Vec<Scalar>,
+    /// The texture read.
     pub texture: ResRef,
+    /// The sampler used; `None` for fetches and queries that take none.
     pub sampler: Option<ResRef>,
     /// Result placement, one entry per RGBA channel; `None` = channel not written.
     pub dst: [Option<Scalar>; 4],
     /// Where the residency status goes, when [`Flags::residency`] is set and the ISA names it.
     pub status_dst: Option<Scalar>,
+    /// The predicate the instruction runs under.
     pub pred: Option<Pred>,
+    /// Modifiers that do not change the operands.
     pub flags: Flags,
     /// Element type of the coordinate parameters.
     pub coord_type: Option<ScalarType>,
@@ -491,8 +537,11 @@ pub struct Exec {
 /// A location in the input: byte offset for binaries, line and column for text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Span {
+    /// Byte offset from the start of the input (binaries).
     pub offset: usize,
+    /// Line, from 1 (text); 0 for a binary.
     pub line: u32,
+    /// Column, from 1 (text); 0 for a binary.
     pub column: u32,
 }
 
@@ -503,12 +552,14 @@ pub struct Opaque {
     pub text: Option<String>,
     /// The original bytes when read from a binary.
     pub bytes: Vec<u8>,
+    /// Where the item was read.
     pub span: Span,
 }
 
 /// One item of a program, in input order.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Item {
+    /// A texture instruction.
     Tex(Box<TexInstr>),
     /// An ALU instruction a translation emits around a texture instruction (moves,
     /// conversions): built by the passes, encoded by every backend.
@@ -516,12 +567,14 @@ pub enum Item {
     /// A line of commentary: a translated program keeps its source's non-texture items this
     /// way, in the target's comment syntax (`// ...`); binary output leaves it out.
     Comment(Comment),
+    /// Anything else of the input, kept as it was read (text or bytes).
     Opaque(Opaque),
 }
 
 /// A comment line of a translated program.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Comment {
+    /// The comment's text, without the comment marker.
     pub text: String,
     /// Where the item it stands for was read.
     pub span: Span,
@@ -558,9 +611,13 @@ pub enum AluOp {
 /// One ALU instruction: `dst = op(srcs)`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AluInstr {
+    /// The operation.
     pub op: AluOp,
+    /// The destination.
     pub dst: Scalar,
+    /// The sources, as many as the operation takes.
     pub srcs: Vec<Scalar>,
+    /// The predicate the instruction runs under.
     pub pred: Option<Pred>,
     /// SIMD lanes and mask on SIMD targets (vISA).
     pub exec: Option<Exec>,
@@ -571,16 +628,20 @@ pub struct AluInstr {
 /// A declared resource (texture, buffer or UAV) a program reads.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Resource {
+    /// The name as declared (`t0`, `T6`, ...).
     pub name: String,
+    /// The resource's dimension.
     pub dim: Dimension,
     /// Per-component return type, when declared.
     pub return_type: Option<[ScalarType; 4]>,
+    /// Sample count of a multisampled resource, when declared.
     pub sample_count: Option<u32>,
 }
 
 /// A declared sampler.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SamplerDecl {
+    /// The name as declared (`s0`, `S0`, ...).
     pub name: String,
     /// DX `mode_comparison`.
     pub comparison: bool,
@@ -589,16 +650,20 @@ pub struct SamplerDecl {
 /// A declared variable or register range (vISA `.decl`, DX `dcl_temps` ...).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Variable {
+    /// The name as declared (`V0057`, `r`).
     pub name: String,
     /// The element type as the ISA spells it (`f`, `ud`, ...).
     pub ty: String,
+    /// Number of elements.
     pub num_elts: u32,
 }
 
 /// A whole decoded input: texture instructions, opaque items and the tables they refer to.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Program {
+    /// The ISA the program is in.
     pub isa: Isa,
+    /// The items, in input order.
     pub items: Vec<Item>,
     /// Resources by binding index, in declaration order.
     pub resources: IndexMap<u32, Resource>,

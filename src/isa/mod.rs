@@ -59,7 +59,9 @@ use crate::ReadOptions;
 /// The form of an input or output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Form {
+    /// A listing, as the vendor tool prints it.
     Text,
+    /// The binary encoding.
     Binary,
 }
 
@@ -69,7 +71,9 @@ pub enum Form {
 pub struct RegGroup {
     /// The operand's name in messages (`Ra`, `Rb`, `Rd`, `address`, `dst`).
     pub name: &'static str,
+    /// The operands, in register order.
     pub operands: Vec<Operand>,
+    /// How they must lie.
     pub layout: GroupLayout,
 }
 
@@ -78,30 +82,45 @@ pub struct RegGroup {
 pub enum GroupLayout {
     /// Consecutive registers, the first a multiple of `align` (NVIDIA Ra, Rb and Rd:
     /// research/nvidia.md §4, seeds/nvidia-TEX.txt "alignment restrictions").
-    Consecutive { align: u32 },
+    Consecutive {
+        /// The first register's number is a multiple of this.
+        align: u32,
+    },
     /// Components of one register, in any order (DX vector operands: the swizzle or write
     /// mask picks them); immediates all, or registers all.
     OneRegister,
     /// One variable, operand `k` at byte `k × stride` (vISA results: each returned channel
     /// starts a new GRF).
-    ChannelBlocks { stride: u32 },
+    ChannelBlocks {
+        /// Bytes between consecutive operands.
+        stride: u32,
+    },
 }
 
 /// One operand of a texture instruction, by role: what a [`RegGroup`] lists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Operand {
+    /// Coordinate `i` (0 = u, 1 = v, 2 = w).
     Coord(u8),
+    /// The array layer.
     ArrayIndex,
     /// The array index with the packed offsets in its upper 16 bits (NVIDIA TXD).
     ArrayOffset,
+    /// The minimum-LOD clamp.
     MinLod,
+    /// The LOD, bias or level.
     Lod,
+    /// Gradient d/dx of coordinate `i`.
     GradDx(u8),
+    /// Gradient d/dy of coordinate `i`.
     GradDy(u8),
+    /// The depth-compare reference.
     DepthRef,
     /// A packed-offset register (NVIDIA `.AOFFI`), or register `i` of per-texel offsets.
     Offset(u8),
+    /// The sample index of a multisample fetch.
     SampleIndex,
+    /// A bindless texture handle (NVIDIA `.B`).
     Handle,
     /// Result channel `c` (0 = R .. 3 = A).
     Dst(u8),
@@ -178,8 +197,11 @@ pub struct EmitOptions {
 /// A shader stage, for targets whose programs name one (DX).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Stage {
+    /// A pixel shader (`ps_5_0`): implicit derivatives available.
     Pixel,
+    /// A compute shader (`cs_5_0`).
     Compute,
+    /// A vertex shader (`vs_5_0`).
     Vertex,
 }
 

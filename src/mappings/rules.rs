@@ -15,17 +15,25 @@ pub enum Outcome {
     /// The target's native form, as its ISA spells it.
     Native(String),
     /// The target cannot express the form.
-    Error { error: String },
+    Error {
+        /// Why, as the refusal says it.
+        error: String,
+    },
 }
 
 /// One row of the table.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Rule {
+    /// The rule's identifier (the Report names it).
     pub id: String,
+    /// The IR form the rule is about.
     pub form: String,
+    /// What vISA does with it.
     pub visa: Outcome,
+    /// What DX does with it.
     pub dxbc: Outcome,
+    /// What NVIDIA does with it.
     pub nvidia: Outcome,
 }
 

@@ -44,20 +44,27 @@ pub enum LayerForm {
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TargetCaps {
+    /// How registers are named and addressed.
     pub register_model: RegisterModel,
     /// The surface number of binding slot 0 (vISA T6).
     pub first_surface: u32,
+    /// Whether texture instructions run over SIMD lanes (vISA).
     pub simd: bool,
     /// The first and last predicate register an instruction may be guarded by; empty when
     /// texture instructions take no predicate.
     pub predicates: Vec<u16>,
+    /// The SIMD widths texture instructions take (vISA 8 and 16); empty elsewhere.
     pub simd_widths: Vec<u8>,
+    /// How texel offsets are given.
     pub offsets: OffsetForm,
+    /// Where a sample's array layer goes.
     pub sample_layer: LayerForm,
+    /// Where a fetch's array layer goes.
     pub fetch_layer: LayerForm,
     /// A fetch reads its mip level as a component of the address (DX `ld`): the level-zero
     /// form still names a level.
     pub fetch_lod_in_address: bool,
+    /// All parameters of one instruction share one element type (vISA).
     pub uniform_param_type: bool,
     /// Bytes in one register of a byte-addressed file (vISA GRF); 0 elsewhere.
     pub grf_bytes: u32,
@@ -75,7 +82,9 @@ pub struct TargetCaps {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PackedOffset {
+    /// Bits per component.
     pub bits: u32,
+    /// Bits between components.
     pub stride: u32,
 }
 

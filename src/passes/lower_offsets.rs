@@ -1,7 +1,7 @@
 //! lower_offsets: texel offsets in the target's layout.
 //!
-//! Rule: DX `_aoffimmi` (extended token U[12:9] V[16:13] W[20:17]) and vISA `Aoffimmi`
-//! (U[11:8] V[7:4] R[3:0]) are immediates of the instruction: the IR's `Offset::Imm` is
+//! Rule: DX `_aoffimmi` (extended token U\[12:9\] V\[16:13\] W\[20:17\]) and vISA `Aoffimmi`
+//! (U\[11:8\] V\[7:4\] R\[3:0\]) are immediates of the instruction: the IR's `Offset::Imm` is
 //! what their emitters encode. NVIDIA `.AOFFI` reads them packed in a register
 //! (`TargetCaps::packed_offset`: 4-bit fields; TLD4 6-bit fields at an 8-bit stride,
 //! research/nvidia.md §4): the pass packs the constant and moves it into a fresh register

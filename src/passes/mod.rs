@@ -51,7 +51,9 @@ pub struct Note {
 
 /// What the target can express, as the passes see it: its caps and its register vectors.
 pub struct Target<'a> {
+    /// The target ISA.
     pub isa: Isa,
+    /// What the target can express (`mappings/targets.toml`).
     pub caps: &'static TargetCaps,
     /// The register vectors an instruction reads and writes (`Codec::register_groups`).
     pub groups: &'a dyn Fn(&TexInstr) -> Result<Vec<RegGroup>, Error>,
@@ -59,8 +61,11 @@ pub struct Target<'a> {
 
 /// Everything a pass may read and update besides the items.
 pub struct PassContext<'a> {
+    /// The source ISA.
     pub from: Isa,
+    /// What the source ISA can express (its row of `mappings/targets.toml`).
     pub source_caps: &'static TargetCaps,
+    /// The target.
     pub target: Target<'a>,
     /// The bindings in force; `bind_resources` adds default rows for resources the user's
     /// file does not name.
@@ -74,9 +79,11 @@ pub struct PassContext<'a> {
     pub simd: u8,
     /// Whether the input was text (errors then speak in lines and columns).
     pub text_input: bool,
+    /// The rules that fired, per instruction, for the Report.
     pub notes: Vec<Note>,
     /// The target's resource and sampler declarations (`bind_resources`).
     pub resources: IndexMap<u32, Resource>,
+    /// The target's sampler declarations (`bind_resources`).
     pub samplers: IndexMap<u32, SamplerDecl>,
     /// Variables the target program declares (vISA), by name.
     pub variables: IndexMap<String, Variable>,
@@ -91,6 +98,7 @@ pub struct PassContext<'a> {
 }
 
 impl<'a> PassContext<'a> {
+    /// A context for translating from `from` to `target` with these bindings and register map.
     pub fn new(from: Isa, target: Target<'a>, bindings: Bindings, regmap: RegisterMap) -> Self {
         PassContext {
             from,

@@ -15,10 +15,15 @@ use crate::ir::{Dim, Dimension, Isa};
 /// The return type of a resource (what DX declares; what a sample converts to).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReturnType {
+    /// 32-bit float.
     Float,
+    /// Unsigned normalized, read as float in [0, 1].
     Unorm,
+    /// Signed normalized, read as float in [-1, 1].
     Snorm,
+    /// Signed integer.
     Sint,
+    /// Unsigned integer.
     Uint,
 }
 
@@ -40,17 +45,24 @@ impl ReturnType {
 /// `#tsPtrIdxU13 = {#smpU05, #tidU08}`), so its `sampler` is always `None`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Slot {
+    /// The texture slot (`tN`, `T<n>`, or NVIDIA's whole index).
     pub texture: u32,
+    /// The sampler slot (`sN`, `S<n>`); `None` on NVIDIA and for sampler-less fetches.
     pub sampler: Option<u32>,
 }
 
 /// One `[[binding]]` row: a texture (+ sampler) combination as every ISA names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Binding {
+    /// The resource's dimension.
     pub dim: Dimension,
+    /// The resource's return type.
     pub return_type: ReturnType,
+    /// Its vISA texture and sampler.
     pub visa: Option<Slot>,
+    /// Its DX texture and sampler.
     pub dxbc: Option<Slot>,
+    /// Its NVIDIA index.
     pub nvidia: Option<Slot>,
     /// Where the row starts in the bindings file (1-based line), 0 for a default row.
     pub line: u32,
@@ -72,6 +84,7 @@ impl Binding {
 /// check names resources by row.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Bindings {
+    /// The rows, in file order (defaults appended as they are made).
     pub rows: Vec<Binding>,
 }
 
@@ -209,6 +222,24 @@ fn nvidia_index(spelling: &str) -> Option<u32> {
 impl Bindings {
     /// Parses a bindings file. `file` names it in errors. Every malformed or conflicting
     /// entry is an error with its line and column.
+    ///
+    /// ```
+    /// use texlate::translate::Bindings;
+    /// use texlate::Isa;
+    ///
+    /// let text = r#"
+    /// [[binding]]
+    /// dim = "2d"
+    /// visa = { texture = "T6", sampler = "S0" }
+    /// dxbc = { texture = "t0", sampler = "s0" }
+    /// "#;
+    /// let bindings = Bindings::parse("bindings.toml", text).unwrap();
+    /// let row = &bindings.rows[0];
+    /// assert_eq!(row.slot(Isa::Dxbc).map(|s| s.texture), Some(0));
+    ///
+    /// let e = Bindings::parse("bindings.toml", "[[binding]]\ndim = \"5d\"\n").unwrap_err();
+    /// assert_eq!((e.line, e.column), (2, 7));
+    /// ```
     pub fn parse(file: &str, text: &str) -> Result<Bindings, ConfigError> {
         let raw: FileRaw = toml::from_str(text).map_err(|e| {
             let offset = e.span().map_or(0, |s| s.start);

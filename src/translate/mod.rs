@@ -31,7 +31,9 @@ use crate::{Form, ReadOptions};
 /// What to translate, and how.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
+    /// The input's ISA.
     pub from: Isa,
+    /// The output's ISA.
     pub to: Isa,
     /// Text or binary output.
     pub emit: Form,
@@ -71,10 +73,15 @@ impl Options {
 /// bindings and register map it used (every default filled in).
 #[derive(Clone, Debug)]
 pub struct Translation {
+    /// The output bytes: text or binary as [`Options::emit`] asks.
     pub output: Vec<u8>,
+    /// The target program the output encodes.
     pub program: Program,
+    /// What each instruction became, and why.
     pub report: Report,
+    /// The bindings used, every default filled in.
     pub bindings: Bindings,
+    /// The register map used, every default filled in.
     pub regmap: RegisterMap,
 }
 
@@ -101,9 +108,11 @@ pub struct Lowered {
     pub ir: Program,
     /// The DX stage the target gets.
     pub stage: Option<Stage>,
+    /// What each instruction became, and why.
     pub report: Report,
     /// The bindings and register map in force, defaults included.
     pub bindings: Bindings,
+    /// The register map in force, defaults included.
     pub regmap: RegisterMap,
 }
 

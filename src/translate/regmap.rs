@@ -12,6 +12,7 @@ use crate::ir::{Isa, Reg};
 /// operand (`V57.64`): lane 0 of the instruction's `exec` lanes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RegisterMap {
+    /// Source register → target register, in the order they were mapped.
     pub entries: IndexMap<Reg, Reg>,
 }
 

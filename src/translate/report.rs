@@ -16,27 +16,38 @@ use crate::passes::PassContext;
 /// The Report of one translation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Report {
+    /// The source ISA's name.
     pub from: &'static str,
+    /// The target ISA's name.
     pub to: &'static str,
     /// The DX shader stage chosen (`pixel`, `compute`, `vertex`), for a DX target.
     pub stage: Option<&'static str>,
+    /// Every resource binding in force.
     pub bindings: Vec<BindingReport>,
+    /// Every source register and the target register that holds it.
     pub register_map: Vec<RegisterReport>,
+    /// Every source texture instruction, in order.
     pub instructions: Vec<InstructionReport>,
     /// Source items that are not texture instructions: kept as comments in text output,
     /// left out of binary output.
     pub non_texture_items: usize,
+    /// What the translation could not keep exactly (dropped hints, approximations).
     pub warnings: Vec<String>,
 }
 
 /// One bindings row in force.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BindingReport {
+    /// The resource's dimension (`2d`, `cube_array`, ...).
     pub dim: &'static str,
+    /// The resource's return type (`float`, `uint`, ...).
     #[serde(rename = "return")]
     pub return_type: &'static str,
+    /// Its vISA texture and sampler (`T6, S0`), when known.
     pub visa: Option<String>,
+    /// Its DX texture and sampler (`t0, s0`), when known.
     pub dxbc: Option<String>,
+    /// Its NVIDIA texture index (`0x0`), when known.
     pub nvidia: Option<String>,
     /// Line of the bindings file, or `null` for a default row.
     pub line: Option<u32>,
@@ -45,7 +56,9 @@ pub struct BindingReport {
 /// One register-map entry.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RegisterReport {
+    /// The source register (`r1.x`, `V0057.0`, `R4`).
     pub source: String,
+    /// The target register that holds it.
     pub target: String,
 }
 
@@ -53,13 +66,24 @@ pub struct RegisterReport {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum SourceLocation {
-    Text { line: u32, column: u32 },
-    Binary { offset: usize },
+    /// A text input's line and column (from 1).
+    Text {
+        /// Line, from 1.
+        line: u32,
+        /// Column, from 1.
+        column: u32,
+    },
+    /// A binary input's byte offset.
+    Binary {
+        /// Offset from the start of the input.
+        offset: usize,
+    },
 }
 
 /// One source texture instruction and what it became.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct InstructionReport {
+    /// Where the instruction was read.
     pub source: SourceLocation,
     /// The source instruction in canonical IR text.
     pub ir: String,

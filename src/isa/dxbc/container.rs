@@ -19,14 +19,18 @@ const HEADER_LEN: usize = 32;
 /// One chunk: its four-character tag and payload.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chunk {
+    /// The tag (`SHEX`, `ISGN`, ...).
     pub tag: [u8; 4],
+    /// The payload.
     pub data: Vec<u8>,
 }
 
 /// A whole container; `program` is the index of the `SHDR`/`SHEX` chunk.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Container {
+    /// The chunks, in file order.
     pub chunks: Vec<Chunk>,
+    /// The index of the program chunk.
     pub program: usize,
 }
 
@@ -181,7 +185,7 @@ pub fn write(container: &Container) -> Vec<u8> {
     write_with_program(container, &container.chunks[container.program].data)
 }
 
-/// Writes the container as [`write`] does, with `program` as the payload of its program
+/// Writes the container as [`write()`] does, with `program` as the payload of its program
 /// chunk.
 pub fn write_with_program(container: &Container, program: &[u8]) -> Vec<u8> {
     let payloads: Vec<&[u8]> = container

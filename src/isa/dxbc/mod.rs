@@ -35,7 +35,7 @@ use lift::Decls;
 use container::Container;
 use tokens::{Instruction, TokenProgram};
 
-/// DXBC program state kept on [`Program::dxbc`].
+/// DXBC program state kept on the [`Program`] (`Program::state`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DxbcModule {
     /// The version token (`ps_5_0` = `0x00000050`), when the input had one.
@@ -51,6 +51,7 @@ pub struct DxbcModule {
 /// How a parsed listing ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Listing {
+    /// The last line has a terminator.
     pub final_newline: bool,
 }
 
@@ -60,6 +61,7 @@ pub struct Listing {
 /// edit means.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DxbcExtras {
+    /// The instruction's tokens.
     pub instr: Instruction,
     /// The line around the instruction, when it was parsed from a listing.
     pub text: Option<LineText>,
@@ -69,7 +71,9 @@ pub struct DxbcExtras {
 /// instruction (trailing spaces, a `// comment`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LineText {
+    /// The whitespace before the instruction.
     pub indent: String,
+    /// What follows the instruction on its line (spaces, a `// comment`).
     pub trailing: String,
 }
 

@@ -17,24 +17,34 @@ use super::tables::{tables, Layout};
 pub const OP_CUSTOMDATA: u16 = 53;
 /// Extended opcode token types (`[5:0]`).
 pub const EXT_SAMPLE_CONTROLS: u32 = 1;
+/// Extended opcode token: resource dimension.
 pub const EXT_RESOURCE_DIM: u32 = 2;
+/// Extended opcode token: resource return type.
 pub const EXT_RETURN_TYPE: u32 = 3;
 /// Operand types used by name in code.
 pub const OPERAND_IMM32: u8 = 4;
+/// Operand type: 64-bit immediate.
 pub const OPERAND_IMM64: u8 = 5;
 /// Index representations (`D3D10_SB_OPERAND_INDEX_REPRESENTATION`).
 pub const INDEX_IMM32: u8 = 0;
+/// Index representation: 64-bit immediate.
 pub const INDEX_IMM64: u8 = 1;
+/// Index representation: a register.
 pub const INDEX_RELATIVE: u8 = 2;
+/// Index representation: 32-bit immediate plus a register.
 pub const INDEX_IMM32_RELATIVE: u8 = 3;
+/// Index representation: 64-bit immediate plus a register.
 pub const INDEX_IMM64_RELATIVE: u8 = 4;
 /// Component selection modes (`[3:2]` of a 4-component operand).
 pub const SEL_MASK: u8 = 0;
+/// Component selection: swizzle.
 pub const SEL_SWIZZLE: u8 = 1;
+/// Component selection: one component.
 pub const SEL_SELECT1: u8 = 2;
 /// The extended operand token of kind 1: source modifier `[13:6]`, minimum precision
 /// `[16:14]`, `nonuniform` bit 17 (MS d3d11TokenizedProgramFormat.hpp).
 pub const EXT_OPERAND_MODIFIER: u32 = 1;
+/// The `nonuniform` bit of the extended operand token.
 pub const NONUNIFORM_BIT: u32 = 17;
 /// Index slots of an operand token (`[21:20]` index dimension, three representations).
 pub const MAX_INDICES: usize = 3;
@@ -77,6 +87,7 @@ pub struct Operand {
     pub ty: u8,
     /// Index representations of unused index slots (normally 0), kept raw.
     pub unused_repr: u16,
+    /// The index slots in use, in order.
     pub indices: Vec<Index>,
     /// Extended operand tokens (modifier, min precision, non-uniform), kept raw.
     pub extended: Vec<u32>,
@@ -217,6 +228,7 @@ pub struct Instruction {
     pub controls: u32,
     /// Extended opcode tokens (sample controls, resource dimension, return type), kept raw.
     pub extended: Vec<u32>,
+    /// The operands, in order.
     pub operands: Vec<Operand>,
     /// Words after the operands: declaration payloads, `customdata` contents, raw bodies.
     pub words: Vec<u32>,
@@ -333,6 +345,7 @@ impl Instruction {
 pub struct TokenProgram {
     /// `[3:0]` minor, `[7:4]` major, `[31:16]` program type (MS macros, research/dxbc.md §3).
     pub version: u32,
+    /// The instructions with their dword offsets.
     pub instructions: Vec<(usize, Instruction)>,
 }
 

@@ -37,15 +37,24 @@ struct RawEnd {
 /// The scheduling rules (`[schedule]`).
 #[derive(Clone, Debug, Deserialize)]
 pub struct Schedule {
+    /// Cycles before a fixed-latency result is ready.
     pub fixed_latency: u32,
+    /// The smallest stall count an instruction gets.
     pub min_stall: u32,
+    /// The yield bit's value.
     #[serde(rename = "yield")]
     pub yield_: u64,
+    /// Stall of the last instruction before the end.
     pub end_stall: u32,
+    /// Write barriers texture instructions may use.
     pub tex_barriers: Vec<u8>,
+    /// Write barriers variable-latency ALU instructions may use.
     pub alu_barriers: Vec<u8>,
+    /// Cycles a texture result takes, for scheduling.
     pub tex_wait_cycles: u32,
+    /// Cycles a variable-latency ALU result takes.
     pub alu_wait_cycles: u32,
+    /// Most texture instructions issued before one is waited on.
     pub tex_batch_max: usize,
 }
 
@@ -69,35 +78,51 @@ pub enum Unit {
 /// One ALU instruction template.
 #[derive(Clone, Debug)]
 pub struct AluTemplate {
+    /// The IR ALU op it encodes.
     pub op: String,
     /// `reg` or `imm`: the kind of `src0`.
     pub src: String,
+    /// nvdisasm's text, with operand placeholders.
     pub text: String,
+    /// The word, operand fields zero.
     pub word: u64,
     /// Field name → IR operand (`dst`, `src0`, `src1`).
     pub operands: Vec<(String, String)>,
+    /// How its result becomes ready.
     pub unit: Unit,
 }
 
 /// The kernel end.
 #[derive(Clone, Debug)]
 pub struct End {
+    /// The EXIT instruction's text.
     pub exit_text: String,
+    /// Its word.
     pub exit: u64,
+    /// The closing self-branch's text.
     pub bra_text: String,
+    /// Its word.
     pub bra: u64,
+    /// The branch offset field.
     pub bra_offset: Field,
+    /// The self-branch offset when the branch sits in slot 1 of a bundle.
     pub bra_self_slot1: i64,
+    /// The self-branch offset in the other slots.
     pub bra_self_other: i64,
+    /// NOP's text.
     pub nop_text: String,
 }
 
 /// All of `mappings/nvidia_alu.toml`.
 #[derive(Debug)]
 pub struct AluTable {
+    /// Operand fields by name.
     pub fields: BTreeMap<String, Field>,
+    /// The instruction templates.
     pub insts: Vec<AluTemplate>,
+    /// The kernel end.
     pub end: End,
+    /// The scheduling rules.
     pub schedule: Schedule,
 }
 
@@ -187,10 +212,15 @@ pub fn alu_table() -> &'static AluTable {
 /// it reads and writes (R0..R254 as 0..254, predicates P0..P6 as 256..262) and its unit.
 #[derive(Clone, Debug)]
 pub struct EncodedAlu {
+    /// nvdisasm's text, without ` ;`.
     pub text: String,
+    /// The word.
     pub word: u64,
+    /// Registers read.
     pub reads: Vec<u16>,
+    /// Registers written.
     pub writes: Vec<u16>,
+    /// How its result becomes ready.
     pub unit: Unit,
 }
 

@@ -5,8 +5,9 @@
 use super::inst::FieldError;
 use super::table::table;
 
-/// Bytes per instruction word, and words per bundle (control word first).
+/// Bytes per instruction word.
 pub const WORD_BYTES: usize = 8;
+/// Words per bundle (control word first).
 pub const BUNDLE_WORDS: usize = 4;
 
 /// The bit position of the field of `slot`; only slots 1..=3 have one.

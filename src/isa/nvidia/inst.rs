@@ -9,14 +9,17 @@ use super::table::{code_of, table, FieldName, Form, OpClass};
 /// `RZ`: register 255 reads as zero (research §6).
 pub const RZ: u8 = 255;
 
-/// Offset modes, as codes of the `offset_mode` table.
+/// Offset modes, as codes of the `offset_mode` table: no offsets.
 pub const OFFSET_NONE: u8 = 0;
+/// `.AOFFI`: immediate offsets packed in a register.
 pub const OFFSET_AOFFI: u8 = 1;
+/// `.PTP`: per-texel offsets (TLD4).
 pub const OFFSET_PTP: u8 = 2;
 
 /// One texture instruction, field by field.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct NvInst {
+    /// The instruction class.
     pub op: OpClass,
     /// `.B`: the handle comes from a register, not from `tid`.
     pub bindless: bool,
@@ -24,10 +27,13 @@ pub struct NvInst {
     pub guard: u8,
     /// Sparse-status predicate destination (SM60+); `sparse_none` (7) = absent.
     pub sparse: u8,
+    /// Destination register (255 = RZ).
     pub rd: u8,
     /// Second destination of TEXS/TLDS/TLD4S.
     pub rd1: u8,
+    /// First source register vector (255 = RZ).
     pub ra: u8,
+    /// Second source register vector (255 = RZ).
     pub rb: u8,
     /// Texture/sampler index (bound forms).
     pub tid: u16,
@@ -39,11 +45,17 @@ pub struct NvInst {
     pub lod: u8,
     /// Offset mode (`offset_mode` table: none, AOFFI, PTP).
     pub offset: u8,
+    /// `.DC`: depth compare.
     pub dc: bool,
+    /// `.MS`: multisample fetch.
     pub ms: bool,
+    /// `.CL`: TXD's LOD clamp.
     pub cl: bool,
+    /// `.LC`: LOD clamp.
     pub lc: bool,
+    /// `.NDV`.
     pub ndv: bool,
+    /// `.NODEP`.
     pub nodep: bool,
     /// Gather component (TLD4/TLD4S): 0 R .. 3 A.
     pub comp: u8,
@@ -104,7 +116,9 @@ impl NvInst {
 /// Why a word does not decode, or an instruction does not encode: the field and the reason.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldError {
+    /// The field (or operand) at fault.
     pub field: &'static str,
+    /// Why.
     pub reason: String,
 }
 

@@ -36,6 +36,7 @@ use table::OpClass;
 pub struct NvidiaExtras {
     /// The instruction class it was read as (TEXS and TEX lift to the same IR).
     pub op: OpClass,
+    /// `.B`: the texture comes from a register (bindless).
     pub bindless: bool,
     /// `.LBA`/`.LLA`: the LOD is averaged across the quad.
     pub lod_averaged: bool,
@@ -49,7 +50,9 @@ pub struct NvidiaExtras {
     pub raw: u64,
     /// Register fields that hold no parameter but are not RZ.
     pub spare_ra: Option<u8>,
+    /// The same for Rb.
     pub spare_rb: Option<u8>,
+    /// The same for Rd.
     pub spare_rd: Option<u8>,
     /// The layout of its listing line, when read from a listing.
     pub listing: Option<ListingLine>,
@@ -106,7 +109,9 @@ pub enum NvidiaContainer {
     Stream,
     /// A cubin: the file is kept whole; its `.text.*` sections are rewritten in place.
     Cubin {
+        /// The whole file.
         file: Vec<u8>,
+        /// Its `.text.*` sections.
         sections: Vec<TextSection>,
     },
 }
@@ -114,9 +119,11 @@ pub enum NvidiaContainer {
 /// A `.text.*` section of a cubin.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TextSection {
+    /// The section's name.
     pub name: String,
     /// File offset and size in bytes.
     pub offset: usize,
+    /// Size in bytes.
     pub size: usize,
 }
 

@@ -8,19 +8,25 @@ use super::table::{table, OpClass, ShortTarget, Slot};
 /// One scalar parameter of a texture instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Param {
-    /// The array index; with `.LC` (TEX) the same register carries LodClamp[27:16].
+    /// The array index; with `.LC` (TEX) the same register carries LodClamp\[27:16\].
     Array,
+    /// Coordinate `i`.
     Coord(u8),
+    /// A bindless texture handle.
     Handle,
     /// LOD or bias; TXQ's level.
     Lod,
     /// Offset register `k` (AOFFI: one; PTP: two).
     Offset(u8),
+    /// The depth-compare reference.
     DepthRef,
+    /// The sample index.
     Sample,
     /// TXD: `(offset << 16) | array`.
     ArrayOffset,
+    /// Gradient d/dx of coordinate `i`.
     GradDx(u8),
+    /// Gradient d/dy of coordinate `i`.
     GradDy(u8),
 }
 

@@ -9,18 +9,28 @@ use serde::Deserialize;
 /// An instruction class: one mnemonic, with its bound and bindless encodings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
 pub enum OpClass {
+    /// Sample (long form).
     TEX,
+    /// Sample (short form, two destination registers).
     TEXS,
+    /// Texel fetch (long form).
     TLD,
+    /// Texel fetch (short form).
     TLDS,
+    /// Gather (long form).
     TLD4,
+    /// Gather (short form).
     TLD4S,
+    /// Sample with explicit gradients.
     TXD,
+    /// LOD query.
     TMML,
+    /// Header / sampler query.
     TXQ,
 }
 
 impl OpClass {
+    /// Every class, in table order.
     pub const ALL: [OpClass; 9] = [
         OpClass::TEX,
         OpClass::TEXS,
@@ -63,36 +73,62 @@ impl OpClass {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FieldName {
+    /// Destination register.
     Rd,
+    /// First source register vector.
     Ra,
+    /// Second source register vector.
     Rb,
+    /// Second destination register (short forms).
     Rd1,
+    /// Guard predicate.
     Guard,
+    /// Dimension code.
     Dim,
+    /// Write mask.
     Wmask,
+    /// `.NDV` (no derivatives across divergent lanes).
     Ndv,
+    /// Texture index (or sampler and texture).
     Tid,
+    /// `.NODEP`.
     Nodep,
+    /// `.DC` (depth compare).
     Dc,
+    /// Sparse (residency) predicate destination.
     Sparse,
+    /// `.AOFFI` (immediate offsets in a register).
     Aoffi,
+    /// LOD mode of TEX, TLD4, TMML.
     Lod,
+    /// LOD mode of TLD.
     TldLod,
+    /// `.LC` (LOD clamp).
     Lc,
+    /// `.MS` (multisample fetch).
     Ms,
+    /// `.CL` (LOD clamp of TXD).
     Cl,
+    /// Offset mode of TLD4 (`.AOFFI`, `.PTP`).
     OffsetMode,
+    /// Gather channel.
     Comp,
+    /// Short forms' channel selection.
     Comps,
+    /// Short forms' target code (dimension, LOD, DC, offsets).
     Target,
+    /// TXQ's query.
     Query,
 }
 
 /// One bit field of a form.
 #[derive(Clone, Copy, Debug, Deserialize)]
 pub struct Field {
+    /// Which field.
     pub name: FieldName,
+    /// The lowest bit.
     pub lo: u32,
+    /// The width in bits.
     pub width: u32,
 }
 
@@ -102,6 +138,7 @@ impl Field {
         (u64::MAX >> (64 - self.width)) << self.lo
     }
 
+    /// The field's value in `word`.
     pub fn get(&self, word: u64) -> u64 {
         (word & self.mask()) >> self.lo
     }
@@ -130,16 +167,22 @@ struct RawForm {
 /// One encoding: a word is this form when `word & mask == value`.
 #[derive(Clone, Debug)]
 pub struct Form {
+    /// The instruction class.
     pub op: OpClass,
+    /// Whether the texture comes from a register (`.B`).
     pub bindless: bool,
+    /// The opcode bits.
     pub mask: u64,
+    /// Their value in this form.
     pub value: u64,
     /// Bits that must be zero.
     pub reserved: u64,
+    /// The form's fields.
     pub fields: Vec<Field>,
 }
 
 impl Form {
+    /// The field `name`, when the form has it.
     pub fn field(&self, name: FieldName) -> Option<&Field> {
         self.fields.iter().find(|f| f.name == name)
     }
@@ -157,16 +200,24 @@ impl Form {
 /// A short-form target code (bits 53..56 of TEXS/TLDS).
 #[derive(Clone, Debug, Deserialize)]
 pub struct ShortTarget {
+    /// The target code.
     pub code: u8,
+    /// Its LOD mode (`LZ`, `LL`, or empty).
     pub lod: String,
+    /// Its dimension (`1D`, `2D`, ...).
     pub dim: String,
+    /// Whether it compares depth.
     #[serde(default)]
     pub dc: bool,
+    /// Whether it takes offsets.
     #[serde(default)]
     pub aoffi: bool,
+    /// Whether it fetches from a multisampled texture.
     #[serde(default)]
     pub ms: bool,
+    /// Ra's slots.
     pub ra: Vec<Slot>,
+    /// Rb's slots.
     pub rb: Vec<Slot>,
 }
 
@@ -174,24 +225,38 @@ pub struct ShortTarget {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Slot {
+    /// The array layer.
     Array,
+    /// All coordinates.
     Coords,
+    /// Coordinate x.
     X,
+    /// Coordinate y.
     Y,
+    /// Coordinate z.
     Z,
+    /// A bindless texture handle.
     Handle,
+    /// The LOD (bias or level).
     Lod,
+    /// Packed offsets.
     Offset,
+    /// The depth-compare reference.
     DepthRef,
+    /// The sample index.
     Sample,
+    /// The TXD word `(offsets << 16) | layer`.
     ArrayOffset,
+    /// The gradients.
     Grads,
 }
 
 /// The Ra and Rb slot orders of one instruction class.
 #[derive(Clone, Debug, Deserialize)]
 pub struct Packing {
+    /// Ra's slots.
     pub ra: Vec<Slot>,
+    /// Rb's slots.
     pub rb: Vec<Slot>,
     /// The slot orders when the instruction has neither `.AOFFI`/`.PTP` nor `.DC`, when they
     /// differ (TLD4S: x in Ra, y in Rb; research §11).
@@ -202,7 +267,9 @@ pub struct Packing {
 /// Ra and Rb slot orders.
 #[derive(Clone, Debug, Deserialize)]
 pub struct PackingSlots {
+    /// Ra's slots.
     pub ra: Vec<Slot>,
+    /// Rb's slots.
     pub rb: Vec<Slot>,
 }
 
@@ -244,8 +311,11 @@ struct RawControl {
 /// A row of the README table.
 #[derive(Clone, Debug, Deserialize)]
 pub struct OpRow {
+    /// The SASS mnemonic.
     pub mnemonic: String,
+    /// The IR op it reads as.
     pub ir_op: String,
+    /// Its operands as nvdisasm prints them.
     pub operands: String,
 }
 
@@ -266,15 +336,25 @@ pub type ValueTable = BTreeMap<u8, String>;
 /// The scheduling control word layout.
 #[derive(Clone, Debug)]
 pub struct Control {
+    /// Bits per instruction slot.
     pub slot_width: u32,
+    /// The phase field.
     pub phase: Field,
+    /// The phase's names.
     pub phase_names: ValueTable,
+    /// A slot's default control bits.
     pub default_field: u64,
+    /// The NOP word that pads a bundle.
     pub nop: u64,
+    /// Stall cycles.
     pub stall: Field,
+    /// Yield hint.
     pub yield_: Field,
+    /// Write-barrier number.
     pub write_barrier: Field,
+    /// Read-barrier number.
     pub read_barrier: Field,
+    /// The barriers waited on (mask).
     pub wait: Field,
     /// The barrier number that means "none".
     pub no_barrier: u8,
@@ -283,28 +363,47 @@ pub struct Control {
 /// All of `mappings/nvidia.toml`, checked and indexed.
 #[derive(Debug)]
 pub struct Table {
+    /// The README table's rows.
     pub ops: Vec<OpRow>,
+    /// Every encoding.
     pub forms: Vec<Form>,
+    /// Dimension spellings by code.
     pub dims: Vec<String>,
+    /// LOD spellings by code (TEX, TLD4, TMML).
     pub lod: ValueTable,
+    /// LOD spellings by code (TLD).
     pub tld_lod: ValueTable,
+    /// Offset-mode spellings by code.
     pub offset_mode: ValueTable,
+    /// Gather channel spellings by code.
     pub comp: ValueTable,
+    /// TXQ query spellings by code.
     pub query: ValueTable,
+    /// The query codes printed as numbers.
     pub query_numeric: [u8; 2],
+    /// Short-form channel selections with two channels.
     pub comps_pair: ValueTable,
+    /// Short-form channel selections with more.
     pub comps_quad: ValueTable,
+    /// The sparse-predicate value meaning none.
     pub sparse_none: u8,
+    /// The guard value meaning always (`PT`).
     pub guard_true: u8,
     /// Instructions that print an RZ Rb (the others leave it out).
     pub rb_rz_printed: Vec<OpClass>,
     /// Alignment of a register vector by its length 1.. (index = length - 1).
     pub vector_align: Vec<u32>,
+    /// The order modifiers print in.
     pub modifier_order: Vec<String>,
+    /// Modifiers each class always prints.
     pub fixed: BTreeMap<OpClass, String>,
+    /// TEXS's target codes.
     pub texs_targets: Vec<ShortTarget>,
+    /// TLDS's target codes.
     pub tlds_targets: Vec<ShortTarget>,
+    /// Ra/Rb slot orders by class.
     pub packing: BTreeMap<OpClass, Packing>,
+    /// The control word's layout.
     pub control: Control,
 }
 

@@ -24,12 +24,14 @@ use super::tables;
 pub struct IsaContainer {
     /// Format version (major, minor); 12504 writes 4.1.
     pub version: (u8, u8),
+    /// The kernels, in file order.
     pub kernels: Vec<IsaKernel>,
 }
 
 /// One kernel of a container.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IsaKernel {
+    /// The kernel's name.
     pub name: String,
     /// File offset of the kernel body.
     pub body_offset: usize,

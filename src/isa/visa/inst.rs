@@ -7,19 +7,23 @@ use super::tables::{self, OpDesc, OpcodeDesc};
 pub struct Raw {
     /// Variable index: 0 = `%null`, 1..31 predefined, user variables from 32.
     pub var: u32,
+    /// Byte offset into the variable.
     pub offset: u16,
 }
 
 /// The `aoffimmi` operand as an immediate (`0x1e3:uw`): its value and vISA type code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AoffImm {
+    /// The value's bits.
     pub value: u32,
+    /// The vISA type code.
     pub ty: u8,
 }
 
 /// One vISA sampler instruction, field for field as the binary stores it (research §6).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VisaInst {
+    /// The vISA opcode (`0x6d` 3D_SAMPLE, ...).
     pub opcode: u8,
     /// Sub-op code (bits 7:0 of the sub-op field); 0 for `gather4_typed`.
     pub subop: u8,
@@ -33,9 +37,13 @@ pub struct VisaInst {
     pub pred: u16,
     /// RGBA write mask, or the gathered channel index for `sample4*`.
     pub channels: u8,
+    /// The `aoffimmi` immediate (sample and load ops).
     pub aoffimmi: Option<AoffImm>,
+    /// The sampler index, for ops that take one.
     pub sampler: Option<u8>,
+    /// The surface index.
     pub surface: u8,
+    /// The destination.
     pub dst: Raw,
     /// The parameters after the destination, in the op's order; for `resinfo` the LOD, for
     /// `gather4_typed` u, v, r, lod (text prints those before dst).
@@ -127,10 +135,12 @@ pub enum Gap {
 /// gets IGC's canonical spacing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layout {
+    /// The whitespace before the instruction.
     pub indent: String,
     /// The instruction as written, when that differs from IGC's canonical printing, with the
     /// instruction it denotes: printed verbatim while the instruction is unchanged.
     pub written: Option<(String, VisaInst)>,
+    /// The whitespace between the instruction and a trailing comment.
     pub gap: Gap,
     /// A trailing comment (`/// $24`, `// ...`), without the gap before it.
     pub comment: Option<String>,

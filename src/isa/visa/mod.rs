@@ -2,13 +2,13 @@
 //! `3D_LOAD` (0x6e), `3D_SAMPLE4` (0x6f), `INFO_3D` (0x70) and `GATHER4_TYPED` (0x4b), as
 //! `.visaasm` text exactly as IGC 1.0.12504 prints it and as vISA binary instructions.
 //!
-//! - [`text`]: the line parser and printer; a whole kernel file round-trips byte-identically
+//! - `text`: the line parser and printer; a whole kernel file round-trips byte-identically
 //!   (non-sampler lines are opaque items; `.decl` lines also name the variables).
-//! - [`binary`]: the instruction encoding (research §6).
-//! - [`lift`] / [`emit_inst`]: vISA instruction ↔ IR; what the IR does not carry lives in
+//! - `binary`: the instruction encoding (research §6).
+//! - `lift` / `emit_inst`: vISA instruction ↔ IR; what the IR does not carry lives in
 //!   [`VisaExtras`] (`Origin::Visa`) and, per program, [`VisaProgram`] (`Program::visa`).
-//! - [`validate`]: the rules of the seeds that GenX_IR does not enforce.
-//! - [`emit`] (the translation backend, a whole kernel from target-ready IR) and [`alu`]
+//! - `validate`: the rules of the seeds that GenX_IR does not enforce.
+//! - `emit` (the translation backend, a whole kernel from target-ready IR) and `alu`
 //!   (IR ALU instructions as vISA arithmetic, printed and encoded).
 //!
 //! The tables (opcodes, sub-ops, parameter orders, types, modifiers) are

@@ -1,0 +1,281 @@
+//! Command-line conventions: exit codes by cause, a closed pipe, diagnostics (plain, coloured,
+//! JSON), `disasm` given text, `explain --all`, shell completions and the man page.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn texlate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_texlate"))
+        .args(args)
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("texlate runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("texlate-conv-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn exit_codes_separate_causes() {
+    let dir = scratch("exit");
+    let good = write(&dir, "good.sass", "TEXS R6, R4, R4, R5, 0x6e, 2D, RGBA\n");
+    let bad = write(&dir, "bad.sass", "TEXS R6, R4, R4, R5, 0x6e, 9D, RGBA\n");
+    let ok = texlate(&["translate", "--from", "nvidia", "--to", "nvidia", &good]);
+    assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
+    let rejected = texlate(&["translate", "--from", "nvidia", "--to", "nvidia", &bad]);
+    assert_eq!(rejected.status.code(), Some(1));
+    let usage = texlate(&["translate", "--from", "nvidia", "--frobnicate", &good]);
+    assert_eq!(usage.status.code(), Some(2), "{}", stderr(&usage));
+    let io = texlate(&[
+        "translate",
+        "--from",
+        "nvidia",
+        "--to",
+        "dxbc",
+        "/nonexistent/x",
+    ]);
+    assert_eq!(io.status.code(), Some(3));
+    let out_dir = dir.join("no/such/dir/out.asm");
+    let io = texlate(&[
+        "translate",
+        "--from",
+        "nvidia",
+        "--to",
+        "nvidia",
+        &good,
+        "-o",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(io.status.code(), Some(3), "{}", stderr(&io));
+
+    let help = stdout(&texlate(&["--help"]));
+    for line in [
+        "Exit status:",
+        "0  success",
+        "1  the input was rejected",
+        "2  usage",
+        "3  I/O",
+    ] {
+        assert!(help.contains(line), "--help lacks `{line}`:\n{help}");
+    }
+    let readme = include_str!("../README.md")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        readme.contains("2 a usage error") && readme.contains("3 an I/O error"),
+        "README states the exit codes"
+    );
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    // More output than a pipe buffer holds, and a reader that closes at once.
+    let listing = "TEXS R6, R4, R4, R5, 0x6e, 2D, RGBA\n".repeat(20_000);
+    let dir = scratch("pipe");
+    let input = write(&dir, "big.sass", &listing);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_texlate"))
+        .args(["translate", "--from", "nvidia", "--to", "nvidia", &input])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("texlate runs");
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "exit {:?}", o.status);
+    assert_eq!(stderr(&o), "", "nothing on standard error");
+}
+
+#[test]
+fn diagnostics_quote_the_line_with_a_caret() {
+    let dir = scratch("diag");
+    let bad = write(
+        &dir,
+        "shader.asm",
+        "ps_5_0\nsample r0.xyzw, r1.xyxx, t0.xyzw, foo\n",
+    );
+    let o = texlate(&["translate", "--from", "dxbc", "--to", "nvidia", &bad]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.starts_with("error: expected a register"), "{err}");
+    assert!(err.contains(&format!("--> {bad}:2:35")), "{err}");
+    assert!(
+        err.contains("2 | sample r0.xyzw, r1.xyxx, t0.xyzw, foo"),
+        "{err}"
+    );
+    assert!(err.contains("^^^ expected a register"), "{err}");
+    assert!(!err.contains('\u{1b}'), "no colour off a terminal: {err}");
+
+    let coloured = texlate(&[
+        "--color",
+        "always",
+        "translate",
+        "--from",
+        "dxbc",
+        "--to",
+        "nvidia",
+        &bad,
+    ]);
+    assert!(
+        stderr(&coloured).contains("\u{1b}["),
+        "{}",
+        stderr(&coloured)
+    );
+
+    let json = texlate(&[
+        "--json",
+        "translate",
+        "--from",
+        "dxbc",
+        "--to",
+        "nvidia",
+        &bad,
+    ]);
+    assert_eq!(json.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_str(stderr(&json).trim()).expect("one JSON object");
+    assert_eq!(v["kind"], "parse");
+    assert_eq!(v["file"], bad.as_str());
+    assert_eq!(
+        (v["line"].as_u64(), v["column"].as_u64()),
+        (Some(2), Some(35))
+    );
+    assert_eq!(v["token"], "foo");
+
+    // An I/O error as JSON too.
+    let json = texlate(&["--json", "disasm", "--isa", "dxbc", "/nonexistent/x"]);
+    assert_eq!(json.status.code(), Some(3));
+    let v: serde_json::Value = serde_json::from_str(stderr(&json).trim()).expect("one JSON object");
+    assert_eq!(v["kind"], "io");
+}
+
+#[test]
+fn text_input_errors_never_speak_in_byte_offsets() {
+    let dir = scratch("textpos");
+    // A listing without its profile line cannot become a binary: no position, no offset.
+    let listing = write(
+        &dir,
+        "noprofile.asm",
+        "sample r0.xyzw, r1.xyxx, t0.xyzw, s0\n",
+    );
+    let o = texlate(&[
+        "translate",
+        "--from",
+        "dxbc",
+        "--to",
+        "dxbc",
+        "--emit",
+        "binary",
+        &listing,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("noprofile.asm") && !err.contains("offset"),
+        "{err}"
+    );
+    let o = texlate(&[
+        "--json",
+        "translate",
+        "--from",
+        "dxbc",
+        "--to",
+        "dxbc",
+        "--emit",
+        "binary",
+        &listing,
+    ]);
+    assert!(!stderr(&o).contains("offset"), "{}", stderr(&o));
+
+    // `disasm` given text points to `asm` and `translate`.
+    let sass = write(&dir, "kernel.sass", "TEXS R6, R4, R4, R5, 0x6e, 2D, RGBA\n");
+    let o = texlate(&["disasm", "--isa", "nvidia", &sass]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("is text") && err.contains("texlate asm --isa nvidia"),
+        "{err}"
+    );
+    assert!(
+        err.contains("texlate translate") && !err.contains("offset"),
+        "{err}"
+    );
+}
+
+#[test]
+fn explain_shows_texture_instructions_unless_all() {
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/rf_2d_argsampler_f.visaasm"
+    );
+    let o = texlate(&["explain", "--isa", "visa", example]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ir = stdout(&o);
+    assert!(!ir.is_empty() && !ir.contains("opaque"), "{ir}");
+    assert!(ir.lines().all(|l| l.starts_with("sample")), "{ir}");
+    let all = stdout(&texlate(&["explain", "--isa", "visa", "--all", example]));
+    assert!(all.contains("opaque line 1"), "{all}");
+    assert!(all.lines().count() > ir.lines().count());
+}
+
+#[test]
+fn completions_and_man_page() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let o = texlate(&["completions", shell]);
+        assert!(o.status.success(), "{shell}: {}", stderr(&o));
+        let script = stdout(&o);
+        assert!(
+            script.contains("texlate") && script.contains("translate"),
+            "{shell}"
+        );
+    }
+    let o = texlate(&["man"]);
+    assert!(o.status.success());
+    let man = stdout(&o);
+    assert!(
+        man.starts_with(".ie") || man.contains(".TH texlate"),
+        "{man}"
+    );
+    assert!(
+        man.contains("translate") && man.contains("Exit status"),
+        "{man}"
+    );
+}
+
+#[test]
+fn standard_input_is_named_in_diagnostics() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_texlate"))
+        .args(["asm", "--isa", "nvidia", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"TEX R0, R0, 0x0, 2D, 0x\n")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--> <stdin>:1:22"), "{}", stderr(&o));
+}
