@@ -177,6 +177,7 @@ impl<'a> PassContext<'a> {
             pred: None,
             exec: self.exec(),
             span,
+            origin: crate::ir::Origin::SYNTHETIC,
         }))
     }
 }

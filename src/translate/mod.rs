@@ -191,6 +191,12 @@ pub fn lower_program(source: &Program, options: &Options) -> Result<Lowered, Err
                     items.push(Item::Comment(Comment { text, span: o.span }));
                 }
             }
+            // An ALU instruction read from the source is the IR's own: what the source's codec
+            // kept of it describes the source, not the target.
+            Item::Alu(mut a) => {
+                a.origin = crate::ir::Origin::SYNTHETIC;
+                items.push(Item::Alu(a));
+            }
             other => items.push(other),
         }
     }
