@@ -376,7 +376,7 @@ fn tex(item: &Item) -> Option<&TexInstr> {
 
 /// The lines of a listing's texture instructions, in order, found by texlate's parser: a
 /// listing parses to one item per line, except an immediate constant buffer, whose item
-/// holds all of its lines.
+/// holds all of its lines, and an ALU sequence read as one `Item::Alu`.
 fn tex_lines(listing: &str) -> Result<Vec<String>, Error> {
     let parsed = dxbc::parse_text(listing)?;
     let lines: Vec<&str> = listing.lines().collect();
@@ -386,6 +386,8 @@ fn tex_lines(listing: &str) -> Result<Vec<String>, Error> {
         match item {
             Item::Tex(_) => out.push(lines[at].trim().to_string()),
             Item::Opaque(o) => at += o.text.as_deref().map_or(1, |t| t.split('\n').count()) - 1,
+            // An ALU instruction read back: one line per instruction it was read from.
+            Item::Alu(a) => at += a.source(texlate::Isa::Dxbc).map_or(1, |s| s.len()) - 1,
             other => panic!("a listing parses to no {other:?}"),
         }
         at += 1;

@@ -145,6 +145,7 @@ fn alu(op: AluOp, dst: Scalar, srcs: &[Scalar]) -> Item {
         pred: None,
         exec: None,
         span: Span::default(),
+        origin: Default::default(),
     }))
 }
 

@@ -29,6 +29,7 @@ fn normalized(p: &Program) -> Program {
             Item::Alu(a) => {
                 let mut a = a.clone();
                 a.span = Span::default();
+                a.origin = Origin::SYNTHETIC;
                 q.items.push(Item::Alu(a));
             }
             Item::Comment(c) => q.items.push(Item::Comment(Comment {
@@ -362,6 +363,7 @@ impl Rng {
             pred: self.maybe(Self::pred),
             exec: self.maybe(Self::exec),
             span: Span::default(),
+            origin: Default::default(),
         }
     }
 

@@ -62,6 +62,7 @@ fn alu(op: AluOp, dst: u32, srcs: Vec<Scalar>) -> Item {
         pred: None,
         exec: None,
         span: Span::default(),
+        origin: Default::default(),
     }))
 }
 
@@ -251,6 +252,7 @@ fn cases() -> Vec<(&'static str, Program)> {
         }),
         exec: None,
         span: Span::default(),
+        origin: Default::default(),
     };
     mov_pred.span.line = 1;
     out.push((

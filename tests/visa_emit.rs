@@ -245,6 +245,7 @@ fn alu(op: AluOp, simd: u8, dst: Scalar, srcs: Vec<Scalar>) -> AluInstr {
         pred: None,
         exec: exec(simd),
         span: Span::default(),
+        origin: Default::default(),
     }
 }
 

@@ -415,7 +415,9 @@ fn note_unencoded_lines(isa: Isa, form: Form, program: &texlate::Program) {
     if isa != Isa::Visa || form != Form::Binary {
         return;
     }
+    // ALU instructions read from text stay text lines here too.
     let skipped = program
+        .alu_as_read()
         .items
         .iter()
         .filter(|i| matches!(i, ir::Item::Opaque(_)))

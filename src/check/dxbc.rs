@@ -562,6 +562,7 @@ pub(crate) fn read(program: &[u8]) -> Result<Vec<(String, Instruction)>, Error> 
     let text = std::str::from_utf8(program)
         .map_err(|e| Error::model(ISA, "input", format!("not UTF-8: {e}")))?;
     let parsed = crate::isa::dxbc::parse_text(text).map_err(|e| Error::read(ISA, e))?;
+    let parsed = parsed.alu_as_read();
     let mut out = Vec::new();
     for (index, item) in parsed.items.iter().enumerate() {
         let (mut span, words) = match item {

@@ -515,7 +515,7 @@ fn alu(m: &mut Machine, line: &str, program: &Program, vars: &Vars) -> Result<bo
     };
     if !matches!(
         base,
-        "mov" | "rndne" | "rndd" | "rndu" | "rndz" | "min" | "max" | "mul" | "inv"
+        "mov" | "rnde" | "rndne" | "rndd" | "rndu" | "rndz" | "min" | "max" | "mul" | "inv"
     ) {
         return Ok(false);
     }
@@ -566,7 +566,8 @@ fn alu(m: &mut Machine, line: &str, program: &Program, vars: &Vars) -> Result<bo
                 O::F32ToU32
             }),
         },
-        "rndne" => a.unary(O::RoundNe),
+        // `rnde` is the mnemonic GenX_IR accepts (and texlate's backend emits).
+        "rnde" | "rndne" => a.unary(O::RoundNe),
         "rndd" => a.unary(O::RoundNi),
         "rndu" => a.unary(O::RoundPi),
         "rndz" => a.unary(O::RoundZ),
@@ -586,14 +587,21 @@ fn alu(m: &mut Machine, line: &str, program: &Program, vars: &Vars) -> Result<bo
             Value::apply(op, vec![a, b])
         }
     };
-    if matches!(base, "rndne" | "rndd" | "rndu" | "rndz" | "inv") && !is_float(dty) {
+    if matches!(base, "rnde" | "rndne" | "rndd" | "rndu" | "rndz" | "inv") && !is_float(dty) {
         return Err(format!("{base} to type {dty} is not modelled"));
     }
     let v = if sat {
         if !is_float(dty) {
-            return Err(".sat on an integer destination is not modelled".into());
+            // A float-to-integer `mov.sat` clamps to the destination's range, as the model's
+            // conversion already does (NaN → 0).
+            if base == "mov" && is_float(&aty) {
+                v
+            } else {
+                return Err(".sat on an integer destination is not modelled".into());
+            }
+        } else {
+            v.unary(O::FSat)
         }
-        v.unary(O::FSat)
     } else {
         v
     };

@@ -621,8 +621,68 @@ pub struct AluInstr {
     pub pred: Option<Pred>,
     /// SIMD lanes and mask on SIMD targets (vISA).
     pub exec: Option<Exec>,
-    /// The source instruction it was emitted for.
+    /// The source instruction it was emitted for, or where it was read.
     pub span: Span,
+    /// What the codec that read it keeps ([`AluSource`]: the instructions it was read from);
+    /// `Origin::SYNTHETIC` when a pass built it.
+    pub origin: Origin,
+}
+
+/// The instructions of its own ISA an `Item::Alu` was read from (a codec's decoder lifts the
+/// ALU instructions texlate's backends emit): printing or encoding the program in the same
+/// ISA writes these back unchanged, for exact identity round trips.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AluSource {
+    pub isa: Isa,
+    /// The original items, in order (one per instruction of the sequence).
+    pub items: Vec<Opaque>,
+}
+
+impl AluInstr {
+    /// The instructions of `isa` this item was read from, if it was read from `isa`.
+    pub fn source(&self, isa: Isa) -> Option<&[Opaque]> {
+        self.origin
+            .get::<AluSource>()
+            .filter(|s| s.isa == isa)
+            .map(|s| s.items.as_slice())
+    }
+}
+
+/// Lifts runs of consecutive opaque items to `Item::Alu`: `lift` sees the opaque items from
+/// one position on and answers the ALU instruction the first `n` of them are, or `None`.
+/// The lifted item keeps those items ([`AluSource`]) and the first one's span.
+pub fn lift_alu(
+    isa: Isa,
+    items: &mut Vec<Item>,
+    mut lift: impl FnMut(&[&Opaque]) -> Option<(AluInstr, usize)>,
+) {
+    let old = std::mem::take(items);
+    let mut i = 0;
+    while i < old.len() {
+        let run: Vec<&Opaque> = old[i..]
+            .iter()
+            .map_while(|it| match it {
+                Item::Opaque(o) => Some(o),
+                _ => None,
+            })
+            .collect();
+        if !run.is_empty() {
+            if let Some((mut a, n)) = lift(&run) {
+                if n > 0 && n <= run.len() {
+                    a.span = run[0].span;
+                    a.origin = Origin::new(AluSource {
+                        isa,
+                        items: run[..n].iter().map(|o| (*o).clone()).collect(),
+                    });
+                    items.push(Item::Alu(Box::new(a)));
+                    i += n;
+                    continue;
+                }
+            }
+        }
+        items.push(old[i].clone());
+        i += 1;
+    }
 }
 
 /// A declared resource (texture, buffer or UAV) a program reads.
@@ -687,6 +747,36 @@ impl Program {
             variables: IndexMap::new(),
             state: Origin::SYNTHETIC,
         }
+    }
+
+    /// The program with every `Item::Alu` read from its own ISA back as the opaque items it
+    /// was read from (what the codecs print, encode and analyse).
+    pub fn alu_as_read(&self) -> std::borrow::Cow<'_, Program> {
+        let read = |i: &Item| matches!(i, Item::Alu(a) if a.source(self.isa).is_some());
+        if !self.items.iter().any(read) {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut p = Program {
+            isa: self.isa,
+            items: Vec::with_capacity(self.items.len()),
+            resources: self.resources.clone(),
+            samplers: self.samplers.clone(),
+            variables: self.variables.clone(),
+            state: self.state.clone(),
+        };
+        for item in &self.items {
+            match item {
+                Item::Alu(a) if a.source(self.isa).is_some() => p.items.extend(
+                    a.source(self.isa)
+                        .unwrap()
+                        .iter()
+                        .cloned()
+                        .map(Item::Opaque),
+                ),
+                other => p.items.push(other.clone()),
+            }
+        }
+        std::borrow::Cow::Owned(p)
     }
 
     /// The texture instructions, in order.

@@ -948,6 +948,7 @@ impl<'a> Cursor<'a> {
             pred,
             exec,
             span,
+            origin: crate::ir::Origin::SYNTHETIC,
         })))
     }
 }

@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 
 use super::{for_each_tex, PassContext};
 use crate::error::Error;
-use crate::ir::{Item, Reg, RegFile, Scalar, ScalarType, TexInstr, TexOp, Variable};
+use crate::ir::{AluOp, Item, Reg, RegFile, Scalar, ScalarType, TexInstr, TexOp, Variable};
 use crate::mappings::targets::RegisterModel;
 
 /// First variable number a vISA kernel may declare (1..31 are predefined).
@@ -35,6 +35,39 @@ pub fn visa_type(ty: Option<ScalarType>) -> &'static str {
         Some(ScalarType::I32 | ScalarType::I16) => "d",
         Some(ScalarType::F16) => "hf",
         _ => "f",
+    }
+}
+
+/// A register's use, in order of first use: a register first seen without a type takes the
+/// type of its first typed use.
+fn note_use(
+    order: &mut Vec<(Reg, u32, Option<ScalarType>, crate::ir::Span)>,
+    r: Reg,
+    stride: u32,
+    ty: Option<ScalarType>,
+    span: crate::ir::Span,
+) {
+    match order.iter_mut().find(|(q, ..)| *q == r) {
+        Some((_, _, known, _)) => {
+            if known.is_none() {
+                *known = ty;
+            }
+        }
+        None => order.push((r, stride, ty, span)),
+    }
+}
+
+/// The types an ALU op reads and writes (`None`: a bit copy, any type).
+fn alu_types(op: AluOp) -> (Option<ScalarType>, Option<ScalarType>) {
+    use ScalarType::{F32, I32, U32};
+    match op {
+        AluOp::Mov => (None, None),
+        AluOp::U32ToF32 => (Some(U32), Some(F32)),
+        AluOp::I32ToF32 => (Some(I32), Some(F32)),
+        AluOp::F32ToLayer => (Some(F32), Some(U32)),
+        AluOp::U32ToLayer => (Some(U32), Some(U32)),
+        AluOp::F32ToI32 => (Some(F32), Some(I32)),
+        AluOp::FMul | AluOp::FMaxAbs | AluOp::FRcp => (Some(F32), Some(F32)),
     }
 }
 
@@ -86,12 +119,15 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
     for item in items.iter() {
         // ALU instructions a source carries (a translation read back) are mapped like the
         // texture instructions' operands.
+        // Each operand has the type its op reads or writes; a `Mov` copies bits and says
+        // nothing: a later use decides (F32 if none does).
         if let Item::Alu(a) = item {
             let stride = channel_stride(a.exec.map_or(16, |e| e.size), ctx.source_caps.grf_bytes);
-            for s in a.srcs.iter().chain([&a.dst]) {
+            let (src_ty, dst_ty) = alu_types(a.op);
+            for (s, ty) in a.srcs.iter().map(|s| (s, src_ty)).chain([(&a.dst, dst_ty)]) {
                 if let Scalar::Reg(r) = s {
-                    if r.file != RegFile::Virtual && !order.iter().any(|(q, ..)| q == r) {
-                        order.push((*r, stride, Some(ScalarType::F32), a.span));
+                    if r.file != RegFile::Virtual {
+                        note_use(&mut order, *r, stride, ty, a.span);
                     }
                 }
             }
@@ -111,12 +147,11 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
             .chain(t.dsts().into_iter().map(|s| (s, t.result_type)))
         {
             if let Scalar::Reg(r) = s {
-                if !order.iter().any(|(q, ..)| *q == r) {
-                    order.push((r, stride, ty, t.span));
-                }
+                note_use(&mut order, r, stride, ty.or(Some(ScalarType::F32)), t.span);
             }
         }
     }
+
     // Target registers already taken: the user's map.
     let mut taken: BTreeSet<(u32, u32)> = ctx
         .regmap
@@ -125,6 +160,8 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
         .map(|r| (r.index, r.sub))
         .collect();
     let mut groups: std::collections::HashMap<(RegFile, u32), u32> = Default::default();
+    // vISA variables made for registers of no known type yet (see below).
+    let mut untyped: std::collections::HashSet<u32> = Default::default();
     // Default group numbers: source temporaries keep their number (so DX r3 ↔ NVIDIA R12..15
     // ↔ vISA V35); everything else after the highest.
     let mut next_group = order
@@ -167,6 +204,22 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
                 }
             },
         };
+        // vISA: a register whose type differs from its group's variable (both known) gets
+        // a variable of its own; a variable made for untyped registers (bit copies) takes
+        // the first known type of a register put in it.
+        let (g, comp) = match (to, ty) {
+            (RegisterModel::ByteVariables, Some(t)) if !untyped.contains(&g) => {
+                let name = format!("V{}", FIRST_VISA_VARIABLE + g);
+                match ctx.variables.get(&name) {
+                    Some(v) if v.ty != visa_type(Some(t)) => {
+                        next_group += 1;
+                        (next_group - 1, comp)
+                    }
+                    _ => (g, comp),
+                }
+            }
+            _ => (g, comp),
+        };
         let target = match to {
             RegisterModel::Vec4 => Reg {
                 file: RegFile::Temp,
@@ -182,13 +235,26 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
                 let index = FIRST_VISA_VARIABLE + g;
                 let name = format!("V{index}");
                 let elts = 4 * target_stride / 4;
-                ctx.variables
-                    .entry(name.clone())
-                    .or_insert_with(|| Variable {
-                        name,
-                        ty: visa_type(ty).to_string(),
-                        num_elts: elts,
-                    });
+                match ctx.variables.get_mut(&name) {
+                    Some(v) => {
+                        if ty.is_some() && untyped.remove(&g) {
+                            v.ty = visa_type(ty).to_string();
+                        }
+                    }
+                    None => {
+                        if ty.is_none() {
+                            untyped.insert(g);
+                        }
+                        ctx.variables.insert(
+                            name.clone(),
+                            Variable {
+                                name,
+                                ty: visa_type(ty).to_string(),
+                                num_elts: elts,
+                            },
+                        );
+                    }
+                }
                 Reg {
                     file: RegFile::Temp,
                     index,

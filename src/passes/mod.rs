@@ -185,6 +185,7 @@ impl<'a> PassContext<'a> {
             pred: None,
             exec: self.exec(),
             span,
+            origin: crate::ir::Origin::SYNTHETIC,
         }))
     }
 }

@@ -200,6 +200,12 @@ pub fn lower_program(source: &Program, options: &Options) -> Result<Lowered, Err
                     items.push(Item::Comment(Comment { text, span: o.span }));
                 }
             }
+            // An ALU instruction read from the source is the IR's own: what the source's codec
+            // kept of it describes the source, not the target.
+            Item::Alu(mut a) => {
+                a.origin = crate::ir::Origin::SYNTHETIC;
+                items.push(Item::Alu(a));
+            }
             other => items.push(other),
         }
     }
@@ -244,8 +250,9 @@ pub fn lower_program(source: &Program, options: &Options) -> Result<Lowered, Err
 /// translation's register map and bindings, must ask the sampler the same and leave the same
 /// values in the source's registers.
 ///
-/// The source's non-texture instructions are not translated (they become comments), so the
-/// check runs the source without them too: its texture instructions and declarations.
+/// The source's non-texture instructions other than the ALU instructions its codec reads back
+/// are not translated (they become comments), so the check runs the source without them too:
+/// its texture and ALU instructions and declarations.
 pub fn check(
     input: &[u8],
     translation: &Translation,
@@ -268,7 +275,7 @@ pub fn check(
     )
 }
 
-/// The source as text, with only its texture instructions and declarations.
+/// The source as text, with only its texture and ALU instructions and declarations.
 fn texture_part(input: &[u8], options: &Options) -> Result<String, Error> {
     let c = codec(options.from);
     let program = crate::decode_with(options.from, input, options.read)?;
@@ -285,6 +292,8 @@ fn texture_part(input: &[u8], options: &Options) -> Result<String, Error> {
     for item in &printed.items {
         match item {
             Item::Tex(t) => mark(t.span.line, 1),
+            // ALU instructions read as `Item::Alu` are translated: the check runs them too.
+            Item::Alu(a) => mark(a.span.line, a.source(options.from).map_or(1, |s| s.len())),
             // A declaration may span lines (DX's immediate constant buffer).
             Item::Opaque(o) => {
                 if let Some(t) = o.text.as_deref().filter(|t| c.is_declaration(t)) {

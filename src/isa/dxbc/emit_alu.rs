@@ -22,12 +22,13 @@
 //! one-component `l(...)`, as fxc writes scalar code.
 
 use crate::error::{Error, Unsupported};
-use crate::ir::{AluInstr, AluOp, Imm, Isa, Scalar};
+use crate::ir::{AluInstr, AluOp, Imm, Isa, Reg, Scalar, ScalarType};
 
-use super::lift::file_type;
+use super::lift::{file_type, simple_file};
 use super::tables::tables;
 use super::tokens::{
-    Instruction, Operand, EXT_OPERAND_MODIFIER, OPERAND_IMM32, SEL_MASK, SEL_SELECT1,
+    decode_instructions, Instruction, Operand, EXT_OPERAND_MODIFIER, OPERAND_IMM32, SEL_MASK,
+    SEL_SELECT1,
 };
 
 fn unsupported(a: &AluInstr, why: impl Into<String>) -> Error {
@@ -153,4 +154,85 @@ pub fn emit(a: &AluInstr) -> Result<Vec<Instruction>, Error> {
             ])
         }
     }
+}
+
+/// The IR scalar of a one-component operand as [`emit`] writes it (modifiers ignored:
+/// re-encoding the lifted instruction decides whether they were [`emit`]'s).
+fn read_scalar(op: &Operand, dst: bool, ty: ScalarType) -> Option<Scalar> {
+    if op.ty == OPERAND_IMM32 {
+        return (!dst && op.imm.len() == 1).then(|| {
+            Scalar::Imm(Imm {
+                bits: u64::from(op.imm[0]),
+                ty,
+            })
+        });
+    }
+    let file = simple_file(op.ty)?;
+    if op.indices.len() != 1 || op.indices[0].rel.is_some() {
+        return None;
+    }
+    let index = u32::try_from(op.indices[0].imm).ok()?;
+    let sub = match (dst, op.selection) {
+        (true, SEL_MASK) if op.comp.count_ones() == 1 => op.comp.trailing_zeros(),
+        (false, SEL_SELECT1) => u32::from(op.comp & 3),
+        _ => return None,
+    };
+    Some(Scalar::Reg(Reg { file, index, sub }))
+}
+
+/// The [`AluInstr`] that the first instructions of `run` are, when they are exactly what
+/// [`emit`] writes for it (every token equal), and how many instructions it takes; `None`
+/// otherwise. `words` gives an item's instruction tokens.
+pub fn lift<T>(run: &[T], words: impl Fn(&T) -> Option<Vec<u32>>) -> Option<(AluInstr, usize)> {
+    let first_words = words(run.first()?)?;
+    let (_, first) = decode_instructions(&first_words).ok()?.pop()?;
+    let t = tables();
+    let name = t
+        .by_name
+        .iter()
+        .find(|(_, c)| **c == first.opcode)
+        .map(|(n, _)| n.as_str())?;
+    let (op, ty) = match name {
+        "mov" => (AluOp::Mov, ScalarType::U32),
+        "utof" => (AluOp::U32ToF32, ScalarType::U32),
+        "itof" => (AluOp::I32ToF32, ScalarType::I32),
+        "ftoi" => (AluOp::F32ToI32, ScalarType::F32),
+        "rcp" => (AluOp::FRcp, ScalarType::F32),
+        "mul" => (AluOp::FMul, ScalarType::F32),
+        "max" => (AluOp::FMaxAbs, ScalarType::F32),
+        "umin" => (AluOp::U32ToLayer, ScalarType::U32),
+        "round_ne" => (AluOp::F32ToLayer, ScalarType::F32),
+        _ => return None,
+    };
+    let n_srcs = match op {
+        AluOp::FMul | AluOp::FMaxAbs => 2,
+        _ => 1,
+    };
+    if first.operands.len() < 1 + n_srcs {
+        return None;
+    }
+    let a = AluInstr {
+        op,
+        dst: read_scalar(&first.operands[0], true, ty)?,
+        srcs: first.operands[1..1 + n_srcs]
+            .iter()
+            .map(|o| read_scalar(o, false, ty))
+            .collect::<Option<_>>()?,
+        pred: None,
+        exec: None,
+        span: Default::default(),
+        origin: Default::default(),
+    };
+    let emitted = emit(&a).ok()?;
+    if emitted.len() > run.len() {
+        return None;
+    }
+    for (i, item) in emitted.iter().zip(run) {
+        let mut w = Vec::new();
+        i.encode(&mut w).ok()?;
+        if words(item)? != w {
+            return None;
+        }
+    }
+    Some((a, emitted.len()))
 }

@@ -102,6 +102,10 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
 
 /// Decodes a DXBC container or a bare token stream.
 pub fn decode_binary(bytes: &[u8]) -> Result<Program, Error> {
+    decode_binary_items(bytes).map(lift_alu)
+}
+
+fn decode_binary_items(bytes: &[u8]) -> Result<Program, Error> {
     let (container, stream, base) = if bytes.starts_with(container::MAGIC) {
         let c = container::parse(bytes).map_err(decode_error)?;
         let base = 32
@@ -226,6 +230,7 @@ fn for_each_item_words(program: &Program, mut each: impl FnMut(&[u32])) -> Resul
 
 /// Encodes the program as a container (when it came in one) or a bare token stream.
 pub fn encode_binary(program: &Program) -> Result<Vec<u8>, Error> {
+    let program = &*program.alu_as_read();
     let module = program.state.get::<DxbcModule>();
     let version = module.and_then(|m| m.version).ok_or_else(|| {
         validation(
@@ -248,6 +253,10 @@ pub fn encode_binary(program: &Program) -> Result<Vec<u8>, Error> {
 /// Decodes instructions given as hex dwords (`8a00002d 8001de01 ...`). A leading version
 /// and length token are accepted and kept.
 pub fn decode_hex(words: &[&str]) -> Result<Program, Error> {
+    decode_hex_items(words).map(lift_alu)
+}
+
+fn decode_hex_items(words: &[&str]) -> Result<Program, Error> {
     let bytes = crate::isa::parse_hex_words(words, crate::isa::hex::HexUnit::Dword)?;
     let dwords = tokens::dwords(&bytes, 0).map_err(decode_error)?;
     let whole = dwords.len() >= 2
@@ -275,6 +284,15 @@ pub fn decode_hex(words: &[&str]) -> Result<Program, Error> {
     })
 }
 
+/// `program` with the ALU instructions texlate's backend emits ([`emit_alu::emit`]) as
+/// `Item::Alu`.
+fn lift_alu(mut program: Program) -> Program {
+    crate::ir::lift_alu(Isa::Dxbc, &mut program.items, |run| {
+        emit_alu::lift(run, |o| tokens::dwords(&o.bytes, 0).ok())
+    });
+    program
+}
+
 /// The instruction an opaque binary item holds.
 fn opaque_instruction(o: &Opaque) -> Result<Instruction, Error> {
     let words = tokens::dwords(&o.bytes, o.span.offset).map_err(decode_error)?;
@@ -291,6 +309,7 @@ fn opaque_instruction(o: &Opaque) -> Result<Instruction, Error> {
 /// Prints the program as an fxc listing: the profile line, then one line per instruction
 /// (a decoded binary), or every line of the listing it was parsed from.
 pub fn print_text(program: &Program) -> Result<String, Error> {
+    let program = &*program.alu_as_read();
     let mut out = String::new();
     let module = program.state.get::<DxbcModule>();
     let listing = module.and_then(|m| m.listing);
@@ -459,6 +478,10 @@ fn profile_version(line: &str) -> Option<u32> {
 /// declaration. Without a profile line every non-comment line is parsed as an instruction
 /// (single instructions on the command line).
 pub fn parse_text(src: &str) -> Result<Program, Error> {
+    parse_text_items(src).map(lift_alu)
+}
+
+fn parse_text_items(src: &str) -> Result<Program, Error> {
     let mut program = Program::new(Isa::Dxbc);
     let final_newline = src.ends_with('\n');
     let mut lines: Vec<&str> = src.split('\n').collect();
@@ -561,6 +584,7 @@ pub fn parse_text(src: &str) -> Result<Program, Error> {
 
 /// Prints each instruction's dwords as hex on one line, in order.
 pub fn print_hex(program: &Program) -> Result<String, Error> {
+    let program = &*program.alu_as_read();
     let mut out = String::new();
     for_each_item_words(program, |words| {
         let line: Vec<String> = words.iter().map(|w| format!("{w:08x}")).collect();
@@ -601,7 +625,7 @@ impl crate::isa::Codec for DxbcCodec {
         t.starts_with("dcl_") || tokens::profile_prefix(t)
     }
     fn constants(&self, program: &Program) -> Vec<Vec<(crate::ir::Reg, u32)>> {
-        constants::constants(program)
+        constants::constants(&program.alu_as_read())
     }
     fn register_groups(&self, t: &crate::ir::TexInstr) -> Result<Vec<crate::isa::RegGroup>, Error> {
         Ok(groups::register_groups(t))

@@ -334,3 +334,74 @@ pub fn encode(a: &AluInstr) -> Result<EncodedAlu, Error> {
         unit: tpl.unit,
     })
 }
+
+/// The [`AluInstr`] whose encoding ([`encode`]) is exactly `word` and, when `text` is given,
+/// whose nvdisasm text (without ` ;`) is `text`; `None` for every other word.
+pub fn lift(word: u64, text: Option<&str>) -> Option<AluInstr> {
+    let table = alu_table();
+    let guard = table.fields["guard"];
+    for tpl in &table.insts {
+        let mask = tpl
+            .operands
+            .iter()
+            .fold(guard.mask(), |m, (f, _)| m | table.fields[f].mask());
+        if word & !mask != tpl.word & !mask {
+            continue;
+        }
+        let mut dst = None;
+        let mut srcs = [None, None];
+        for (field, operand) in &tpl.operands {
+            let value = table.fields[field].get(word);
+            let scalar = if tpl.src == "imm" && operand == "src0" {
+                Scalar::Imm(crate::ir::Imm {
+                    bits: value,
+                    ty: crate::ir::ScalarType::U32,
+                })
+            } else if value == u64::from(RZ) {
+                Scalar::Zero
+            } else {
+                Scalar::Reg(crate::ir::Reg {
+                    file: RegFile::Temp,
+                    index: value as u32,
+                    sub: 0,
+                })
+            };
+            match operand.as_str() {
+                "dst" => dst = Some(scalar),
+                "src0" => srcs[0] = Some(scalar),
+                _ => srcs[1] = Some(scalar),
+            }
+        }
+        let g = guard.get(word) as u16;
+        let pred = (g != 7).then_some(crate::ir::Pred {
+            index: g & 7,
+            negate: g & 8 != 0,
+        });
+        let op = match tpl.op.as_str() {
+            "Mov" => AluOp::Mov,
+            "U32ToF32" => AluOp::U32ToF32,
+            "I32ToF32" => AluOp::I32ToF32,
+            "F32ToLayer" => AluOp::F32ToLayer,
+            "U32ToLayer" => AluOp::U32ToLayer,
+            "F32ToI32" => AluOp::F32ToI32,
+            "FMul" => AluOp::FMul,
+            "FMaxAbs" => AluOp::FMaxAbs,
+            "FRcp" => AluOp::FRcp,
+            _ => continue,
+        };
+        let a = AluInstr {
+            op,
+            dst: dst?,
+            srcs: srcs.into_iter().flatten().collect(),
+            pred,
+            exec: None,
+            span: Default::default(),
+            origin: Default::default(),
+        };
+        match encode(&a) {
+            Ok(e) if e.word == word && text.is_none_or(|t| t == e.text) => return Some(a),
+            _ => continue,
+        }
+    }
+    None
+}

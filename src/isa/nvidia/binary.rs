@@ -81,7 +81,7 @@ fn decode_stream(data: &[u8], base: usize, items: &mut Vec<Item>) -> Result<(), 
         };
         items.push(match decode_instruction(word, offset, phase)? {
             Some(t) => Item::Tex(Box::new(t)),
-            None => opaque_word(word, offset),
+            None => super::read_alu(opaque_word(word, offset), word, None),
         });
     }
     Ok(())

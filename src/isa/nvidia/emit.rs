@@ -549,6 +549,7 @@ mod tests {
             pred: None,
             exec: None,
             span: Span::default(),
+            origin: Default::default(),
         }))
     }
 

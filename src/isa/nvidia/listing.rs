@@ -75,6 +75,25 @@ pub(super) fn is_instruction_line(line: &str) -> bool {
         && !line[lead..].trim().is_empty()
 }
 
+/// The word and instruction text (without ` ;`) of an instruction line that shows its word
+/// and is not a control word (`/*0008*/  MOV R1, R2 ;  /* 0x… */`).
+fn alu_line(line: &str) -> Option<(u64, &str)> {
+    if !is_instruction_line(line) || line_address(line).map(address_slot) == Some(0) {
+        return None;
+    }
+    let (col, word, end) = hex_comment(line)?;
+    if !line[end..].trim().is_empty() {
+        return None;
+    }
+    let lead = lead_end(line);
+    let text = line
+        .get(lead..col)?
+        .trim_end()
+        .strip_suffix(';')?
+        .trim_end();
+    Some((word, text))
+}
+
 /// A texture instruction line split into its layout and the instruction text.
 struct TexLine<'a> {
     layout: ListingLine,
@@ -170,11 +189,15 @@ pub(super) fn parse(src: &str) -> Result<Program, Error> {
         };
         let Some(mut tl) = split_tex_line(line) else {
             super::mnemonics::check_other_line(line, line_no)?;
-            program.items.push(Item::Opaque(Opaque {
+            let item = Item::Opaque(Opaque {
                 text: Some(line.to_string()),
                 bytes: Vec::new(),
                 span,
-            }));
+            });
+            program.items.push(match alu_line(line) {
+                Some((word, text)) => super::read_alu(item, word, Some(text)),
+                None => item,
+            });
             i += 1;
             continue;
         };

@@ -150,6 +150,20 @@ pub fn lift_inst(inst: &NvInst, span: Span) -> Result<TexInstr, FieldError> {
     lift::lift(inst, NvidiaExtras::empty(), span)
 }
 
+/// `item` (an opaque instruction `word`, with its nvdisasm `text` when read from a listing)
+/// as `Item::Alu` when it is exactly an instruction the backend emits ([`alu::lift`]).
+fn read_alu(item: Item, word: u64, text: Option<&str>) -> Item {
+    let (Item::Opaque(o), Some(mut a)) = (&item, alu::lift(word, text)) else {
+        return item;
+    };
+    a.span = o.span;
+    a.origin = crate::ir::Origin::new(crate::ir::AluSource {
+        isa: crate::ir::Isa::Nvidia,
+        items: vec![o.clone()],
+    });
+    Item::Alu(Box::new(a))
+}
+
 /// Parses nvdisasm text: single instructions, or whole nvdisasm/cuobjdump listings.
 pub fn parse_text(src: &str) -> Result<Program, Error> {
     listing::parse(src)
@@ -157,7 +171,7 @@ pub fn parse_text(src: &str) -> Result<Program, Error> {
 
 /// Prints a program as nvdisasm text.
 pub fn print_text(p: &Program) -> Result<String, Error> {
-    listing::print(p)
+    listing::print(&p.alu_as_read())
 }
 
 /// Decodes a cubin (ELF) or a raw instruction stream.
@@ -167,7 +181,7 @@ pub fn decode_binary(bytes: &[u8]) -> Result<Program, Error> {
 
 /// Encodes a program: a cubin is rewritten in place, anything else becomes a raw stream.
 pub fn encode_binary(p: &Program) -> Result<Vec<u8>, Error> {
-    binary::encode(p)
+    binary::encode(&p.alu_as_read())
 }
 
 /// Decodes instruction words given as 16 hex digits (`0x` optional), one instruction each.
@@ -191,7 +205,7 @@ pub fn decode_hex(words: &[&str]) -> Result<Program, Error> {
 /// Prints the instruction words of a program as hex, one per line (control words omitted).
 pub fn print_hex(p: &Program) -> Result<String, Error> {
     let mut out = String::new();
-    for w in binary::instruction_words(p)? {
+    for w in binary::instruction_words(&p.alu_as_read())? {
         out.push_str(&format!("{w:016x}\n"));
     }
     Ok(out)
@@ -229,6 +243,6 @@ impl crate::isa::Codec for NvidiaCodec {
         emit_inst::register_groups(t)
     }
     fn constants(&self, program: &Program) -> Vec<Vec<(crate::ir::Reg, u32)>> {
-        constants::constants(program)
+        constants::constants(&program.alu_as_read())
     }
 }

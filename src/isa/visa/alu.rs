@@ -445,3 +445,119 @@ pub fn encode(i: &AluInst, out: &mut Vec<u8>) {
         operand(out, s, false, false);
     }
 }
+
+/// One operand as [`print`] writes it, as an IR scalar: a variable (an alias `<name>_<type>`
+/// stands for its base variable) at a byte offset, or an immediate.
+fn read_operand(s: &str, scope: &Scope) -> Option<Scalar> {
+    if let Some((bits, ty_name)) = s.split_once(':') {
+        let bits = u32::from_str_radix(bits.strip_prefix("0x")?, 16).ok()?;
+        let ty = match ty_name {
+            "f" => crate::ir::ScalarType::F32,
+            "d" => crate::ir::ScalarType::I32,
+            _ => crate::ir::ScalarType::U32,
+        };
+        return Some(Scalar::Imm(crate::ir::Imm {
+            bits: u64::from(bits),
+            ty,
+        }));
+    }
+    let s = s.strip_prefix("(abs)").unwrap_or(s);
+    let (name, rest) = s.split_once('(')?;
+    let (row, rest) = rest.split_once(',')?;
+    let (col, _) = rest.split_once(')')?;
+    let general = |n: &str| match scope.resolve(n) {
+        Some(Named::General(v)) => Some(v),
+        _ => None,
+    };
+    let index = name
+        .rsplit_once('_')
+        .and_then(|(base, _)| general(base))
+        .or_else(|| general(name))?;
+    let grf = tables::tables().limits.grf_bytes;
+    let sub = row.parse::<u32>().ok()? * grf + col.parse::<u32>().ok()? * 4;
+    Some(Scalar::Reg(crate::ir::Reg {
+        file: RegFile::Temp,
+        index,
+        sub,
+    }))
+}
+
+/// The [`AluInstr`] the first lines of `run` are, when they are exactly what [`emit`] and
+/// [`print`] write for it in a program whose names are `scope` (leading and trailing blanks
+/// aside), and how many lines it takes; `None` otherwise.
+pub fn lift(run: &[&str], scope: &Scope) -> Option<(AluInstr, usize)> {
+    let first = run.first()?.trim();
+    let (pred, rest) = match first.strip_prefix('(') {
+        Some(r) => {
+            let (p, rest) = r.split_once(')')?;
+            let (negate, name) = match p.strip_prefix('!') {
+                Some(n) => (true, n),
+                None => (false, p),
+            };
+            let Some(Named::Predicate(index)) = scope.resolve(name) else {
+                return None;
+            };
+            (Some(crate::ir::Pred { index, negate }), rest.trim_start())
+        }
+        None => (None, first),
+    };
+    let (mnemonic, rest) = rest.split_once(' ')?;
+    let (exec, operands) = rest.trim_start().strip_prefix('(')?.split_once(')')?;
+    let (emask, size) = exec.split_once(',')?;
+    let mask = tables::tables()
+        .limits
+        .emasks
+        .iter()
+        .position(|m| m == emask.trim())?;
+    let exec = Exec {
+        size: size.trim().parse().ok()?,
+        mask: u8::try_from(mask).ok()?,
+    };
+    let operands = operands
+        .split_whitespace()
+        .map(|o| read_operand(o, scope))
+        .collect::<Option<Vec<_>>>()?;
+    let ops: &[AluOp] = match mnemonic {
+        "mov" => &[
+            AluOp::Mov,
+            AluOp::U32ToF32,
+            AluOp::I32ToF32,
+            AluOp::F32ToI32,
+        ],
+        "rnde" => &[AluOp::F32ToLayer],
+        "min" => &[AluOp::U32ToLayer],
+        "max" => &[AluOp::FMaxAbs],
+        "mul" => &[AluOp::FMul],
+        "inv" => &[AluOp::FRcp],
+        _ => return None,
+    };
+    let (dst, srcs) = operands.split_first()?;
+    for &op in ops {
+        let n = match op {
+            AluOp::FMul | AluOp::FMaxAbs => 2,
+            _ => 1,
+        };
+        if srcs.len() < n {
+            continue;
+        }
+        let a = AluInstr {
+            op,
+            dst: *dst,
+            srcs: srcs[..n].to_vec(),
+            pred,
+            exec: Some(exec),
+            span: Default::default(),
+            origin: Default::default(),
+        };
+        let Ok(insts) = emit(&a, scope) else { continue };
+        if insts.len() <= run.len()
+            && insts
+                .iter()
+                .zip(run)
+                .all(|(i, line)| print(i, scope) == line.trim())
+        {
+            return Some((a, insts.len()));
+        }
+    }
+    None
+}

@@ -94,6 +94,14 @@ pub fn parse_text_with(src: &str, checks: Checks) -> Result<Program, Error> {
             let tex = lift::lift(&parsed.inst, op, &var_type, extras, span);
             items.push(Item::Tex(Box::new(tex)));
         }
+        // The ALU instructions texlate's backend emits, as `Item::Alu`.
+        crate::ir::lift_alu(Isa::Visa, &mut items, |run| {
+            let lines = run
+                .iter()
+                .map(|o| o.text.as_deref())
+                .collect::<Option<Vec<_>>>()?;
+            alu::lift(&lines, &scope)
+        });
     }
     program.items = items;
     Ok(program)
@@ -157,6 +165,8 @@ pub fn variable_type(program: &Program, index: u32) -> Option<&'static str> {
 
 /// Prints `program` as `.visaasm` text.
 pub fn print_text(p: &Program) -> Result<String, Error> {
+    // ALU instructions read from text print as they were read.
+    let p = &*p.alu_as_read();
     let scope = Scope::new(p);
     let checks = p
         .state
@@ -289,6 +299,10 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
 
 /// Encodes each item of `p` and hands its bytes to `sink`.
 fn for_each_encoded(p: &Program, mut sink: impl FnMut(&[u8])) -> Result<(), Error> {
+    // ALU instructions read from text stay text lines, as before they were read as `Item::Alu`:
+    // the binary decoder reads sampler instructions only (and a bare stream has no
+    // declarations to tell a `mov` copy from a `mov` conversion).
+    let p = &*p.alu_as_read();
     let scope = Scope::new(p);
     let checks = p
         .state
