@@ -633,6 +633,7 @@ pub struct AluInstr {
 /// ISA writes these back unchanged, for exact identity round trips.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AluSource {
+    /// The ISA the instructions are in.
     pub isa: Isa,
     /// The original items, in order (one per instruction of the sequence).
     pub items: Vec<Opaque>,
