@@ -55,7 +55,11 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
             t.lod = Lod::Zero;
             notes.push((t.span, "explicit LOD 0 → level-zero form"));
         }
-        if lod_in_address && t.op == TexOp::Fetch && t.lod == Lod::Zero && t.sample_index.is_none()
+        if lod_in_address
+            && t.op == TexOp::Fetch
+            && t.lod == Lod::Zero
+            && t.sample_index.is_none()
+            && !buffer
         {
             t.lod = Lod::Level(Scalar::Imm(Imm {
                 bits: 0,
