@@ -30,7 +30,9 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
             return Ok(());
         };
         let n = spatial_count(dim);
-        if arrayed && t.array_index.is_none() && dim != Dim::Cube {
+        // Only an instruction that passes coordinates has a positional layer (a size query
+        // passes none).
+        if arrayed && t.array_index.is_none() && dim != Dim::Cube && !t.coord.is_empty() {
             t.array_index = Some(t.coord.get(n).copied().unwrap_or(Scalar::Zero));
             notes.push((t.span, format!("position {} is the layer", n + 1)));
         }
