@@ -10,6 +10,7 @@
 //! (NIR `nir_tex_instr`, naga `SampleLevel`, NAK `TexLodMode`).
 
 mod display;
+pub mod layout;
 mod parse;
 
 use std::fmt;

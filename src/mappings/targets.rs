@@ -46,6 +46,24 @@ pub enum LayerForm {
 pub struct TargetCaps {
     /// How registers are named and addressed.
     pub register_model: RegisterModel,
+    /// The first register (vISA: variable) a translation may name.
+    pub first_register: u32,
+    /// How many registers there are from 0.
+    pub register_count: u32,
+    /// Scheduling and divergence hints only this ISA has fields for (`ndv`, `nodep`, `cps`,
+    /// `nonuniform_sampler`): other targets drop them.
+    pub hints: Vec<String>,
+    /// A sample-count query writes four channels the other ISAs do not have.
+    pub sampleinfo_all_channels: bool,
+    /// One index names texture and sampler (`(sampler << 8) | texture`), and buffers are
+    /// fetched as 1D textures.
+    pub combined_index: bool,
+    /// Cube coordinates must come divided by their largest magnitude.
+    pub normalized_cube_coords: bool,
+    /// The LOD query returns fixed point.
+    pub lod_query_fixed_point: bool,
+    /// A gradient sample's array layer shares its register with the offsets.
+    pub grad_layer_shares_offsets: bool,
     /// The surface number of binding slot 0 (vISA T6).
     pub first_surface: u32,
     /// Whether texture instructions run over SIMD lanes (vISA).

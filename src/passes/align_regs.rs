@@ -13,10 +13,10 @@ use std::collections::HashMap;
 
 use super::{expand_tex, virtual_reg, PassContext};
 use crate::error::Error;
+use crate::ir::layout::{GroupLayout, Operand, RegGroup};
 use crate::ir::{
     AluOp, Item, Lod, Offset, Reg, RegFile, ResRef, Scalar, ScalarType, TexInstr, TexOp,
 };
-use crate::isa::{GroupLayout, Operand, RegGroup};
 use crate::mappings::targets::RegisterModel;
 
 /// The scalar operand `op` of `t`, if it has one.

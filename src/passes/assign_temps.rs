@@ -12,11 +12,11 @@ use std::collections::{BTreeSet, HashMap};
 
 use petgraph::graph::{NodeIndex, UnGraph};
 
-use super::map_regs::{channel_stride, visa_type, FIRST_VISA_VARIABLE, NVIDIA_REGISTERS};
+use super::map_regs::{channel_stride, visa_type};
 use super::PassContext;
 use crate::error::Error;
+use crate::ir::layout::GroupLayout;
 use crate::ir::{Item, Reg, RegFile, Scalar, Span, Variable};
-use crate::isa::GroupLayout;
 use crate::mappings::targets::RegisterModel;
 
 /// One virtual vector's live range and size.
@@ -54,6 +54,10 @@ fn span_of(item: &Item) -> Span {
 /// Runs the pass.
 pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
     let model = ctx.target.caps.register_model;
+    let (first, count) = (
+        ctx.target.caps.first_register,
+        ctx.target.caps.register_count,
+    );
     let stride = channel_stride(ctx.simd, ctx.target.caps.grf_bytes);
     let mut live: HashMap<u32, Live> = HashMap::new();
     let mut used: BTreeSet<u32> = ctx.regmap.entries.values().map(|r| r.index).collect();
@@ -95,7 +99,7 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
         RegisterModel::ByteVariables => used
             .iter()
             .next_back()
-            .map_or(FIRST_VISA_VARIABLE, |m| (m + 1).max(FIRST_VISA_VARIABLE)),
+            .map_or(first, |m| (m + 1).max(first)),
     };
     // Virtual vector → (first target index, element → target reg).
     let mut placed: HashMap<u32, u32> = HashMap::new();
@@ -125,10 +129,10 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
                     GroupLayout::Consecutive { align } => align.max(1),
                     _ => 1,
                 };
-                (0..NVIDIA_REGISTERS)
+                (first..count)
                     .step_by(align as usize)
                     .find(|&b| {
-                        b + l.len <= NVIDIA_REGISTERS
+                        b + l.len <= count
                             && !(b..b + l.len).any(|r| used.contains(&r))
                             && !overlaps(b, l.len)
                     })

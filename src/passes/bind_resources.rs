@@ -40,8 +40,9 @@ fn source_slot(t: &TexInstr) -> Option<Slot> {
 /// where the source's surface number has no binding slot (a predefined vISA surface).
 fn default_slots(from: Isa, slot: Slot, with_sampler: bool) -> [Option<Slot>; 3] {
     let first = |isa| crate::mappings::targets::caps(isa).first_surface;
+    let combined = crate::mappings::targets::caps(from).combined_index;
     let (texture, sampler) = match from {
-        Isa::Nvidia => (Some(slot.texture & 0xff), slot.texture >> 8),
+        _ if combined => (Some(slot.texture & 0xff), slot.texture >> 8),
         _ => (
             slot.texture.checked_sub(first(from)),
             slot.sampler.unwrap_or(0),
@@ -87,7 +88,7 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
     let to = ctx.target.isa;
     for item in &mut items {
         let Item::Tex(t) = item else { continue };
-        if crate::passes::legalize_forms::rule_ids(t, ctx.from).contains(&"buffer_ops") {
+        if crate::passes::legalize_forms::rule_ids(t, ctx.source_caps).contains(&"buffer_ops") {
             // UAV and buffer reads are refused with the rule table's reason, and their
             // `u#` slots are not textures.
             ctx.check_rule("buffer_ops", t.span)?;
@@ -143,7 +144,7 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
                 d @ Dimension::Known {
                     dim: Dim::Buffer, ..
                 },
-            ) if ctx.from == Isa::Nvidia && t.op == TexOp::Fetch => t.dim = d,
+            ) if ctx.source_caps.combined_index && t.op == TexOp::Fetch => t.dim = d,
             (a, b) if a != b => {
                 return Err(ctx.unsupported(
                     &format!("{} {}", ctx.from.name(), spelled(ctx.from, slot)),
@@ -176,7 +177,7 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
             }
         }
         let Some(target) = target else {
-            let why = if to == Isa::Nvidia {
+            let why = if ctx.target.caps.combined_index {
                 "its default NVIDIA index (sampler << 8 | texture) needs texture < 256 and sampler < 32; give --bindings"
             } else {
                 "it is a predefined surface with no binding slot; give --bindings"
@@ -187,7 +188,7 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
                 t.span,
             ));
         };
-        if to == Isa::Nvidia && target.texture >= 1 << 13 {
+        if ctx.target.caps.combined_index && target.texture >= 1 << 13 {
             return Err(ctx.unsupported(
                 &format!("NVIDIA texture index {:#x}", target.texture),
                 "the bound-texture index has 13 bits",
@@ -196,7 +197,7 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
         }
         t.texture = ResRef::Binding(target.texture);
         t.sampler = match to {
-            Isa::Nvidia => None,
+            _ if ctx.target.caps.combined_index => None,
             _ if with_sampler => Some(ResRef::Binding(
                 target
                     .sampler

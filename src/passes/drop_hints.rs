@@ -9,29 +9,34 @@
 
 use super::PassContext;
 use crate::error::Error;
-use crate::ir::{Isa, Item};
+use crate::ir::Item;
 
 /// Runs the pass.
 pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
-    let to = ctx.target.isa;
+    let has = |hint: &str| ctx.target.caps.hints.iter().any(|h| h == hint);
+    let (ndv, nodep, cps, nonuniform) = (
+        has("ndv"),
+        has("nodep"),
+        has("cps"),
+        has("nonuniform_sampler"),
+    );
     let mut notes = Vec::new();
     for item in items.iter_mut() {
         let Item::Tex(t) = item else { continue };
         let mut dropped = Vec::new();
-        if to != Isa::Nvidia {
-            if std::mem::take(&mut t.flags.ndv) {
-                dropped.push(".NDV");
-            }
-            if std::mem::take(&mut t.flags.nodep) {
-                dropped.push(".NODEP");
-            }
-        }
-        if to != Isa::Visa {
-            if std::mem::take(&mut t.flags.cps) {
-                dropped.push(".cps");
-            }
-            if std::mem::take(&mut t.flags.nonuniform_sampler) {
-                dropped.push("the non-uniform sampler bit");
+        let f = &mut t.flags;
+        for (kept, flag, name) in [
+            (ndv, &mut f.ndv, ".NDV"),
+            (nodep, &mut f.nodep, ".NODEP"),
+            (cps, &mut f.cps, ".cps"),
+            (
+                nonuniform,
+                &mut f.nonuniform_sampler,
+                "the non-uniform sampler bit",
+            ),
+        ] {
+            if !kept && std::mem::take(flag) {
+                dropped.push(name);
             }
         }
         if !dropped.is_empty() {

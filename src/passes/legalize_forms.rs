@@ -4,13 +4,13 @@
 
 use super::PassContext;
 use crate::error::Error;
-use crate::ir::{
-    Dim, Dimension, Isa, Item, Lod, Offset, Reg, RegFile, ResRef, Scalar, TexInstr, TexOp,
-};
+use crate::ir::{Dim, Dimension, Item, Lod, Offset, Reg, RegFile, ResRef, Scalar, TexInstr, TexOp};
 use crate::mappings::rules;
+use crate::mappings::targets::TargetCaps;
 
-/// The rule ids of `mappings/rules.toml` that describe `t`'s form, from the source `from`.
-pub fn rule_ids(t: &TexInstr, from: Isa) -> Vec<&'static str> {
+/// The rule ids of `mappings/rules.toml` that describe `t`'s form, read from a source with
+/// capabilities `from`.
+pub fn rule_ids(t: &TexInstr, from: &TargetCaps) -> Vec<&'static str> {
     let (dim, ms) = match t.dim {
         Dimension::Known {
             dim, multisampled, ..
@@ -42,7 +42,7 @@ pub fn rule_ids(t: &TexInstr, from: Isa) -> Vec<&'static str> {
         TexOp::FetchMcs => "fetch_mcs",
         TexOp::Gather { .. } if compare => "gather_c",
         TexOp::Gather { .. } => "gather",
-        TexOp::QueryLod if from == Isa::Nvidia => "query_lod_tmml",
+        TexOp::QueryLod if from.lod_query_fixed_point => "query_lod_tmml",
         TexOp::QueryLod => "query_lod",
         TexOp::QuerySize => "query_size",
         TexOp::QuerySamples => "query_samples",
@@ -54,10 +54,13 @@ pub fn rule_ids(t: &TexInstr, from: Isa) -> Vec<&'static str> {
         | TexOp::LoadStructured
         | TexOp::CheckAccessMapped => "buffer_ops",
     });
-    if from == Isa::Nvidia && matches!(t.lod, Lod::Grad { .. }) && t.array_index.is_some() {
+    if from.grad_layer_shares_offsets
+        && matches!(t.lod, Lod::Grad { .. })
+        && t.array_index.is_some()
+    {
         ids.push("txd_array_nvidia");
     }
-    if t.op == TexOp::QuerySamples && t.write_mask() & !1 != 0 && from == Isa::Visa {
+    if t.op == TexOp::QuerySamples && t.write_mask() & !1 != 0 && from.sampleinfo_all_channels {
         ids.push("query_samples_channels");
     }
     if compare && dim == Some(Dim::D3) {
@@ -115,7 +118,7 @@ pub fn run(items: &[Item], ctx: &mut PassContext) -> Result<(), Error> {
                 ));
             }
         }
-        for id in rule_ids(t, ctx.from) {
+        for id in rule_ids(t, ctx.source_caps) {
             ctx.check_rule(id, t.span)?;
             if let rules::Outcome::Native(form) = rules::rule(id).outcome(ctx.target.isa) {
                 ctx.note(t.span, "legalize_forms", format!("{id} → {form}"));

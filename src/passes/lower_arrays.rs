@@ -14,7 +14,7 @@
 
 use super::{expand_tex, virtual_reg, PassContext};
 use crate::error::Error;
-use crate::ir::{AluOp, Dim, Dimension, Isa, Item, Lod, Scalar, ScalarType, TexOp};
+use crate::ir::{AluOp, Dim, Dimension, Item, Lod, Scalar, ScalarType, TexOp};
 use crate::mappings::targets::LayerForm;
 
 fn layer_form(caps: &crate::mappings::targets::TargetCaps, op: TexOp) -> LayerForm {
@@ -63,8 +63,8 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         }
         let cube = matches!(t.dim, Dimension::Known { dim: Dim::Cube, .. });
         let needs_norm = cube
-            && ctx.target.isa == Isa::Nvidia
-            && ctx.from != Isa::Nvidia
+            && ctx.target.caps.normalized_cube_coords
+            && !ctx.source_caps.normalized_cube_coords
             && t.coord.len() == 3
             && !matches!(t.lod, Lod::Grad { .. })
             && t.op != TexOp::QuerySize;

@@ -18,11 +18,6 @@ use crate::error::Error;
 use crate::ir::{AluOp, Item, Reg, RegFile, Scalar, ScalarType, TexInstr, TexOp, Variable};
 use crate::mappings::targets::RegisterModel;
 
-/// First variable number a vISA kernel may declare (1..31 are predefined).
-pub const FIRST_VISA_VARIABLE: u32 = 32;
-/// NVIDIA general registers R0..R254 (R255 is RZ).
-pub const NVIDIA_REGISTERS: u32 = 255;
-
 /// Bytes between channel blocks of a vISA operand of `simd` 32-bit lanes.
 pub fn channel_stride(simd: u8, grf_bytes: u32) -> u32 {
     (u32::from(simd) * 4).max(grf_bytes)
@@ -192,7 +187,8 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
         };
         // The component inside the group: the source's own, or the next free one; a full
         // group (a user map took its components) spills into a fresh group.
-        let free = |g: u32, c: u32| !taken_in(&taken, to, g, c, target_stride);
+        let first = ctx.target.caps.first_register;
+        let free = |g: u32, c: u32| !taken_in(&taken, to, first, (g, c), target_stride);
         let (g, comp) = match comp {
             Some(c) if free(g, c) => (g, c),
             _ => match (0..4).find(|&c| free(g, c)) {
@@ -209,7 +205,7 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
         // the first known type of a register put in it.
         let (g, comp) = match (to, ty) {
             (RegisterModel::ByteVariables, Some(t)) if !untyped.contains(&g) => {
-                let name = format!("V{}", FIRST_VISA_VARIABLE + g);
+                let name = format!("V{}", ctx.target.caps.first_register + g);
                 match ctx.variables.get(&name) {
                     Some(v) if v.ty != visa_type(Some(t)) => {
                         next_group += 1;
@@ -232,7 +228,7 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
                 sub: 0,
             },
             RegisterModel::ByteVariables => {
-                let index = FIRST_VISA_VARIABLE + g;
+                let index = ctx.target.caps.first_register + g;
                 let name = format!("V{index}");
                 let elts = 4 * target_stride / 4;
                 match ctx.variables.get_mut(&name) {
@@ -262,12 +258,13 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
                 }
             }
         };
-        if to == RegisterModel::Scalar && target.index >= NVIDIA_REGISTERS {
+        if target.index >= ctx.target.caps.register_count {
             return Err(ctx.unsupported(
                 &format!("source register {r}"),
                 &format!(
-                    "its default NVIDIA register R{} is past R254; give --regmap",
-                    target.index
+                    "its default target register {} is past the last ({}); give --regmap",
+                    target.index,
+                    ctx.target.caps.register_count - 1
                 ),
                 span,
             ));
@@ -294,19 +291,19 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
     Ok(())
 }
 
+/// Whether component `comp` of register group `group` is taken: groups are numbered from
+/// the target's first register.
 fn taken_in(
     taken: &BTreeSet<(u32, u32)>,
     model: RegisterModel,
-    group: u32,
-    comp: u32,
+    first: u32,
+    (group, comp): (u32, u32),
     stride: u32,
 ) -> bool {
     match model {
-        RegisterModel::Vec4 => taken.contains(&(group, comp)),
-        RegisterModel::Scalar => taken.contains(&(4 * group + comp, 0)),
-        RegisterModel::ByteVariables => {
-            taken.contains(&(FIRST_VISA_VARIABLE + group, comp * stride))
-        }
+        RegisterModel::Vec4 => taken.contains(&(first + group, comp)),
+        RegisterModel::Scalar => taken.contains(&(first + 4 * group + comp, 0)),
+        RegisterModel::ByteVariables => taken.contains(&(first + group, comp * stride)),
     }
 }
 

@@ -29,11 +29,11 @@ use std::collections::HashMap;
 use indexmap::IndexMap;
 
 use crate::error::{Error, Location, Unsupported};
+use crate::ir::layout::{GroupLayout, RegGroup};
 use crate::ir::{
     AluInstr, AluOp, Exec, Isa, Item, Reg, RegFile, Resource, SamplerDecl, Scalar, ScalarType,
     Span, TexInstr, Variable,
 };
-use crate::isa::{GroupLayout, RegGroup};
 use crate::mappings::rules;
 use crate::mappings::targets::TargetCaps;
 use crate::translate::{Bindings, RegisterMap};
