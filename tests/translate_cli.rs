@@ -324,3 +324,31 @@ fn stage_and_simd_options() {
     ]);
     assert_eq!(o.status.code(), Some(2), "clap refuses the width");
 }
+
+#[test]
+fn nvidia_alu_immediates_go_through_mov32i() {
+    // fxc's `mul` with an immediate is translated too (texlate reads the ALU it can write):
+    // NVIDIA's FMUL reads registers, so the constant is moved first.
+    let src = "ps_5_0\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_sampler s0, mode_default\nmul r1.x, r2.x, l(0.250000)\nsample r0.xyzw, r1.xyxx, t0.xyzw, s0\n";
+    let d = scratch("fmul-imm", &[("in.asm", src)]);
+    let o = texlate(&[
+        "translate",
+        "--from",
+        "dxbc",
+        "--to",
+        "nvidia",
+        &p(&d, "in.asm"),
+    ]);
+    let text = stdout(&o);
+    assert!(text.contains("MOV32I R6, 0x3e800000 ;"), "{text}");
+    assert!(text.contains("FMUL R4, R8, R6 ;"), "{text}");
+    let o = texlate(&[
+        "check",
+        "--from",
+        "dxbc",
+        "--to",
+        "nvidia",
+        &p(&d, "in.asm"),
+    ]);
+    assert!(o.status.success(), "{}", stdout(&o));
+}

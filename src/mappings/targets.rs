@@ -46,6 +46,8 @@ pub enum LayerForm {
 pub struct TargetCaps {
     /// How registers are named and addressed.
     pub register_model: RegisterModel,
+    /// ALU instructions other than a move take immediate sources.
+    pub alu_immediates: bool,
     /// The first register (vISA: variable) a translation may name.
     pub first_register: u32,
     /// How many registers there are from 0.

@@ -7,7 +7,8 @@
 //! vector — sources moved in before the instruction, results moved out after it — that
 //! `assign_temps` places with the layout's constraint. Immediates where the target takes
 //! registers (vISA parameters: "immediates must be moved into a variable first") are moved
-//! into fresh scalars likewise.
+//! into fresh scalars likewise, and so are the immediate sources of ALU instructions on a
+//! target whose ALU reads registers only (NVIDIA: only `MOV32I` takes one).
 
 use std::collections::HashMap;
 
@@ -128,8 +129,33 @@ fn operand_type(t: &TexInstr, op: Operand) -> ScalarType {
     }
 }
 
+/// Moves the immediate sources of ALU instructions other than moves into registers, for a
+/// target whose ALU reads registers only (`TargetCaps::alu_immediates`).
+fn alu_immediates(items: Vec<Item>, ctx: &mut PassContext) -> Vec<Item> {
+    if ctx.target.caps.alu_immediates {
+        return items;
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for mut item in items {
+        if let Item::Alu(a) = &mut item {
+            if a.op != AluOp::Mov {
+                for s in a.srcs.iter_mut() {
+                    if let Scalar::Imm(imm) = *s {
+                        let tmp = ctx.new_virtual_scalar(imm.ty);
+                        out.push(ctx.alu(AluOp::Mov, tmp, vec![*s], a.span));
+                        *s = tmp;
+                    }
+                }
+            }
+        }
+        out.push(item);
+    }
+    out
+}
+
 /// Runs the pass.
 pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
+    let items = alu_immediates(items, ctx);
     let byte_vars = ctx.target.caps.register_model == RegisterModel::ByteVariables;
     expand_tex(items, |mut t| {
         let mut before = Vec::new();

@@ -95,11 +95,11 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
     // First free index of the target's registers past everything the stream names.
     let base = match model {
         RegisterModel::Scalar => 0,
-        RegisterModel::Vec4 => used.iter().next_back().map_or(0, |m| m + 1),
+        RegisterModel::Vec4 => used.iter().next_back().map_or(0, |m| m.saturating_add(1)),
         RegisterModel::ByteVariables => used
             .iter()
             .next_back()
-            .map_or(first, |m| (m + 1).max(first)),
+            .map_or(first, |m| m.saturating_add(1).max(first)),
     };
     // Virtual vector → (first target index, element → target reg).
     let mut placed: HashMap<u32, u32> = HashMap::new();

@@ -162,7 +162,7 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
     let mut next_group = order
         .iter()
         .filter(|(r, ..)| r.file == RegFile::Temp && from != RegisterModel::ByteVariables)
-        .map(|(r, s, ..)| group_of(from, *r, *s).0 + 1)
+        .map(|(r, s, ..)| group_of(from, *r, *s).0.saturating_add(1))
         .max()
         .unwrap_or(0);
     for (r, stride, ty, span) in order {
@@ -170,6 +170,23 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
             continue;
         }
         let (group, comp) = group_of(from, r, stride);
+        // A register number no target register can hold is refused before any arithmetic
+        // on it (DX `r4294967295` is valid text).
+        let past = |g: u32| {
+            target_index(to, ctx.target.caps.first_register, g, 0)
+                .is_none_or(|i| i >= ctx.target.caps.register_count)
+        };
+        let keeps_number = r.file == RegFile::Temp && from != RegisterModel::ByteVariables;
+        if keeps_number && past(group) {
+            return Err(ctx.unsupported(
+                &format!("source register {r}"),
+                &format!(
+                    "it has no default target register (the target has {}); give --regmap",
+                    ctx.target.caps.register_count
+                ),
+                span,
+            ));
+        }
         let keep_number = r.file == RegFile::Temp && from != RegisterModel::ByteVariables;
         let key = (r.file, group);
         let g = match groups.get(&key) {
@@ -178,8 +195,8 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
                 let g = if keep_number {
                     group
                 } else {
-                    next_group += 1;
-                    next_group - 1
+                    next_group = next_group.saturating_add(1);
+                    next_group.saturating_sub(1)
                 };
                 groups.insert(key, g);
                 g
@@ -194,9 +211,9 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
             _ => match (0..4).find(|&c| free(g, c)) {
                 Some(c) => (g, c),
                 None => {
-                    next_group += 1;
-                    groups.insert(key, next_group - 1);
-                    (next_group - 1, 0)
+                    next_group = next_group.saturating_add(1);
+                    groups.insert(key, next_group.saturating_sub(1));
+                    (next_group.saturating_sub(1), 0)
                 }
             },
         };
@@ -208,8 +225,8 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
                 let name = format!("V{}", ctx.target.caps.first_register + g);
                 match ctx.variables.get(&name) {
                     Some(v) if v.ty != visa_type(Some(t)) => {
-                        next_group += 1;
-                        (next_group - 1, comp)
+                        next_group = next_group.saturating_add(1);
+                        (next_group.saturating_sub(1), comp)
                     }
                     _ => (g, comp),
                 }
@@ -224,7 +241,7 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
             },
             RegisterModel::Scalar => Reg {
                 file: RegFile::Temp,
-                index: 4 * g + comp,
+                index: target_index(to, 0, g, comp).unwrap_or(u32::MAX),
                 sub: 0,
             },
             RegisterModel::ByteVariables => {
@@ -291,8 +308,16 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
     Ok(())
 }
 
-/// Whether component `comp` of register group `group` is taken: groups are numbered from
-/// the target's first register.
+/// The target register index of component `comp` of register group `group`, groups
+/// numbered from the target's first register; `None` past `u32`.
+fn target_index(model: RegisterModel, first: u32, group: u32, comp: u32) -> Option<u32> {
+    match model {
+        RegisterModel::Vec4 | RegisterModel::ByteVariables => first.checked_add(group),
+        RegisterModel::Scalar => group.checked_mul(4)?.checked_add(comp)?.checked_add(first),
+    }
+}
+
+/// Whether component `comp` of register group `group` is taken (or has no register).
 fn taken_in(
     taken: &BTreeSet<(u32, u32)>,
     model: RegisterModel,
@@ -300,10 +325,13 @@ fn taken_in(
     (group, comp): (u32, u32),
     stride: u32,
 ) -> bool {
+    let Some(index) = target_index(model, first, group, comp) else {
+        return true;
+    };
     match model {
-        RegisterModel::Vec4 => taken.contains(&(first + group, comp)),
-        RegisterModel::Scalar => taken.contains(&(first + 4 * group + comp, 0)),
-        RegisterModel::ByteVariables => taken.contains(&(first + group, comp * stride)),
+        RegisterModel::Vec4 => taken.contains(&(index, comp)),
+        RegisterModel::Scalar => taken.contains(&(index, 0)),
+        RegisterModel::ByteVariables => taken.contains(&(index, comp.saturating_mul(stride))),
     }
 }
 

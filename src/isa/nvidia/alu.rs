@@ -286,6 +286,14 @@ pub fn encode(a: &AluInstr) -> Result<EncodedAlu, Error> {
         }
         .ok_or_else(|| refuse(a, format!("it needs an operand `{operand}`")))?;
         let (value, shown) = match scalar {
+            // Only a move has an immediate form (MOV32I): an immediate anywhere else would be
+            // truncated into a register field.
+            Scalar::Imm(_) if src_kind != "imm" || operand != "src0" => {
+                return Err(refuse(
+                    a,
+                    format!("its {operand} is an immediate, which only MOV32I takes: move it into a register first"),
+                ));
+            }
             Scalar::Imm(imm) => {
                 let v = imm.bits & 0xffff_ffff;
                 if imm.bits >> 32 != 0 && imm.bits >> 31 != 0x1_ffff_ffff {

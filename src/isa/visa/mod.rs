@@ -42,8 +42,14 @@ pub fn parse_text(src: &str) -> Result<Program, Error> {
     parse_text_with(src, Checks::Strict)
 }
 
-/// Parses `.visaasm` text under `checks`.
-pub fn parse_text_with(src: &str, checks: Checks) -> Result<Program, Error> {
+/// What [`read_lines`] returns: the declarations, the lines, and each line's instruction.
+type ReadLines<'a> = (Program, Vec<&'a str>, Vec<Option<text::ParsedLine>>);
+
+/// The declarations of `.visaasm` text (a program holding them) and every line with its
+/// sampler instruction, parsed and checked under `checks` (`None` for other lines, which are
+/// checked to be valid vISA lines of another kind): what [`parse_text_with`] lifts and
+/// [`parse_text_instructions`] hands out as they are.
+fn read_lines(src: &str, checks: Checks) -> Result<ReadLines<'_>, Error> {
     let (lines, crlf, final_newline) = split_lines(src);
     let mut program = Program::new(Isa::Visa);
     let mut visa = VisaProgram {
@@ -54,25 +60,44 @@ pub fn parse_text_with(src: &str, checks: Checks) -> Result<Program, Error> {
     };
     names::read_decls(&lines, &mut program, &mut visa)?;
     program.state = crate::ir::Origin::new(visa);
-    let mut items = Vec::with_capacity(lines.len());
+    let mut parsed_lines = Vec::with_capacity(lines.len());
     {
         let scope = Scope::new(&program);
         let var_type = |v| scope.var_type(v);
         let mut in_comment = false;
         for (i, line) in lines.iter().enumerate() {
             let no = i as u32 + 1;
-            let span = Span {
-                offset: 0,
-                line: no,
-                column: 1,
-            };
             let parsed = if in_comment {
                 None
             } else {
                 text::parse_line(line, no, &scope)?
             };
+            match &parsed {
+                None => text::check_other_line(line, no, &mut in_comment)?,
+                Some(p) => validate::check(&p.inst, checks, &var_type)
+                    .map_err(|v| v.locate(&p.positions, Some((no, line))))?,
+            }
+            parsed_lines.push(parsed);
+        }
+    }
+    Ok((program, lines, parsed_lines))
+}
+
+/// Parses `.visaasm` text under `checks`.
+pub fn parse_text_with(src: &str, checks: Checks) -> Result<Program, Error> {
+    let (mut program, lines, parsed_lines) = read_lines(src, checks)?;
+    let mut items = Vec::with_capacity(lines.len());
+    {
+        let scope = Scope::new(&program);
+        let var_type = |v| scope.var_type(v);
+        for (i, (line, parsed)) in lines.iter().zip(parsed_lines).enumerate() {
+            let no = i as u32 + 1;
+            let span = Span {
+                offset: 0,
+                line: no,
+                column: 1,
+            };
             let Some(parsed) = parsed else {
-                text::check_other_line(line, no, &mut in_comment)?;
                 items.push(Item::Opaque(Opaque {
                     text: Some(line.to_string()),
                     bytes: Vec::new(),
@@ -80,8 +105,6 @@ pub fn parse_text_with(src: &str, checks: Checks) -> Result<Program, Error> {
                 }));
                 continue;
             };
-            validate::check(&parsed.inst, checks, &var_type)
-                .map_err(|v| v.locate(&parsed.positions, Some((no, line))))?;
             let op = parsed.inst.op().ok_or_else(|| internal("parsed op"))?;
             let extras = VisaExtras {
                 layout: Some(parsed.layout),
@@ -115,37 +138,12 @@ pub fn parse_text_instructions(
     src: &str,
     checks: Checks,
 ) -> Result<(Program, Vec<(u32, VisaInst)>), Error> {
-    let (lines, crlf, final_newline) = split_lines(src);
-    let mut program = Program::new(Isa::Visa);
-    let mut visa = VisaProgram {
-        crlf,
-        final_newline,
-        checks,
-        ..VisaProgram::default()
-    };
-    names::read_decls(&lines, &mut program, &mut visa)?;
-    program.state = crate::ir::Origin::new(visa);
-    let mut out = Vec::new();
-    {
-        let scope = Scope::new(&program);
-        let var_type = |v| scope.var_type(v);
-        let mut in_comment = false;
-        for (i, line) in lines.iter().enumerate() {
-            let no = i as u32 + 1;
-            let parsed = if in_comment {
-                None
-            } else {
-                text::parse_line(line, no, &scope)?
-            };
-            let Some(parsed) = parsed else {
-                text::check_other_line(line, no, &mut in_comment)?;
-                continue;
-            };
-            validate::check(&parsed.inst, checks, &var_type)
-                .map_err(|v| v.locate(&parsed.positions, Some((no, line))))?;
-            out.push((no, parsed.inst));
-        }
-    }
+    let (program, _, parsed_lines) = read_lines(src, checks)?;
+    let out = parsed_lines
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.map(|p| (i as u32 + 1, p.inst)))
+        .collect();
     Ok((program, out))
 }
 
