@@ -31,6 +31,15 @@
 // Output as text (a listing or kernel).
 #define TEXLATE_EMIT_TEXT 0
 
+// `--grad exact`: a native form or the exact emulation the target's compiler emits.
+#define TEXLATE_GRAD_EXACT 0
+
+// `--grad approx`: the LOD the gradients give and an explicit-LOD sample, with a warning.
+#define TEXLATE_GRAD_APPROX 1
+
+// `--grad error`: native forms only.
+#define TEXLATE_GRAD_ERROR 2
+
 // Output as binary (word stream, DXBC container, vISA instruction bytes).
 #define TEXLATE_EMIT_BINARY 1
 
@@ -77,6 +86,9 @@ typedef struct TexlateOptions {
   bool strict;
   // Accept IGC 1.0.12504's mixed F/HF `sample4` parameters (vISA text).
   bool igc_compat;
+  // Gradient samples without a native form: `TEXLATE_GRAD_EXACT` (0),
+  // `TEXLATE_GRAD_APPROX` or `TEXLATE_GRAD_ERROR`.
+  uint32_t grad;
 } TexlateOptions;
 
 #ifdef __cplusplus

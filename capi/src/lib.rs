@@ -32,7 +32,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
 use texlate::diagnostic::{Diagnostic, Input};
-use texlate::translate::{translate, Options};
+use texlate::translate::{translate, GradPolicy, Options};
 use texlate::{Error, Form, Isa, ReadOptions};
 
 /// The version of this ABI; it changes only when a declaration of the header does.
@@ -47,6 +47,12 @@ pub const TEXLATE_ISA_NVIDIA: u32 = 2;
 
 /// Output as text (a listing or kernel).
 pub const TEXLATE_EMIT_TEXT: u32 = 0;
+/// `--grad exact`: a native form or the exact emulation the target's compiler emits.
+pub const TEXLATE_GRAD_EXACT: u32 = 0;
+/// `--grad approx`: the LOD the gradients give and an explicit-LOD sample, with a warning.
+pub const TEXLATE_GRAD_APPROX: u32 = 1;
+/// `--grad error`: native forms only.
+pub const TEXLATE_GRAD_ERROR: u32 = 2;
 /// Output as binary (word stream, DXBC container, vISA instruction bytes).
 pub const TEXLATE_EMIT_BINARY: u32 = 1;
 
@@ -94,6 +100,9 @@ pub struct TexlateOptions {
     pub strict: bool,
     /// Accept IGC 1.0.12504's mixed F/HF `sample4` parameters (vISA text).
     pub igc_compat: bool,
+    /// Gradient samples without a native form: `TEXLATE_GRAD_EXACT` (0),
+    /// `TEXLATE_GRAD_APPROX` or `TEXLATE_GRAD_ERROR`.
+    pub grad: u32,
 }
 
 /// A translation's result, owned by the caller until [`texlate_result_free`].
@@ -180,6 +189,7 @@ pub extern "C" fn texlate_options_default(from: u32, to: u32) -> TexlateOptions 
         input_name: ptr::null(),
         simd: 16,
         strict: false,
+        grad: TEXLATE_GRAD_EXACT,
         igc_compat: false,
     }
 }
@@ -263,6 +273,16 @@ unsafe fn translate_inner(
         8 => 8,
         _ => return TexlateResult::invalid("simd is 8 or 16"),
     };
+    let grad = match o.grad {
+        TEXLATE_GRAD_EXACT => GradPolicy::Exact,
+        TEXLATE_GRAD_APPROX => GradPolicy::Approx,
+        TEXLATE_GRAD_ERROR => GradPolicy::Error,
+        _ => {
+            return TexlateResult::invalid(
+                "unknown grad code (TEXLATE_GRAD_EXACT, _APPROX or _ERROR)",
+            )
+        }
+    };
     // SAFETY: the strings are NULL or NUL-terminated.
     let strings = unsafe {
         (
@@ -287,6 +307,7 @@ unsafe fn translate_inner(
         read: ReadOptions {
             igc_compatible: o.igc_compat,
         },
+        grad,
     };
     match translate(bytes, &options) {
         Ok(t) => TexlateResult {

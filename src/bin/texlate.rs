@@ -128,6 +128,16 @@ enum StageArg {
     Vertex,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum GradArg {
+    /// A native form or the exact emulation the target's compiler emits; otherwise refuse.
+    Exact,
+    /// Where no exact form exists, the LOD the gradients give and an explicit-LOD sample.
+    Approx,
+    /// A native form only; refuse anything that needs an emulation.
+    Error,
+}
+
 /// Options of a translation (`translate`, `explain --to`, `check`).
 #[derive(clap::Args, Clone)]
 struct TranslateArgs {
@@ -160,6 +170,11 @@ struct TranslateArgs {
     /// F and HF; read with a warning by default).
     #[arg(long)]
     strict: bool,
+    /// Gradient samples the target has no native form for: `exact` emits the exact
+    /// emulation the target's compiler emits (or refuses), `approx` samples at the LOD the
+    /// gradients give (with a warning), `error` refuses anything but a native form.
+    #[arg(long, value_enum, default_value = "exact")]
+    grad: GradArg,
     /// Accepted for compatibility: reading what IGC prints is the default.
     #[arg(long, hide = true)]
     igc_compat: bool,
@@ -195,6 +210,11 @@ impl TranslateArgs {
             strict: self.strict,
             read: ReadOptions {
                 igc_compatible: !self.strict,
+            },
+            grad: match self.grad {
+                GradArg::Exact => translate::GradPolicy::Exact,
+                GradArg::Approx => translate::GradPolicy::Approx,
+                GradArg::Error => translate::GradPolicy::Error,
             },
         })
     }
@@ -272,6 +292,9 @@ enum Command {
         /// SIMD width of a vISA target.
         #[arg(long, default_value_t = 16, value_parser = parse_simd)]
         simd: u8,
+        /// Gradient samples the target has no native form for (as `translate --grad`).
+        #[arg(long, value_enum, default_value = "exact", requires = "to")]
+        grad: GradArg,
         /// With `--isa`: list the opaque (non-texture) items too.
         #[arg(long, conflicts_with_all = ["from", "to"])]
         all: bool,
@@ -606,6 +629,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             bindings,
             regmap,
             simd,
+            grad,
             input,
             read,
             ..
@@ -624,6 +648,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 simd,
                 stage: None,
                 strict: read.strict,
+                grad,
                 igc_compat: false,
             };
             let options = args.options()?;

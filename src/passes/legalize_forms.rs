@@ -119,10 +119,17 @@ pub fn run(items: &[Item], ctx: &mut PassContext) -> Result<(), Error> {
             }
         }
         for id in rule_ids(t, ctx.source_caps) {
-            ctx.check_rule(id, t.span)?;
-            if let rules::Outcome::Native(form) = rules::rule(id).outcome(ctx.target.isa) {
-                ctx.note(t.span, "legalize_forms", format!("{id} → {form}"));
-            }
+            let detail = match rules::decide(id, ctx.target.isa, ctx.grad) {
+                rules::Decision::Native(form) => format!("{id} → {form}"),
+                rules::Decision::Emulate { emulation, pass } => {
+                    format!("{id} → {emulation} ({pass})")
+                }
+                rules::Decision::Approximate(form) => format!("{id} → approximated: {form}"),
+                rules::Decision::Refuse(why) => {
+                    return Err(ctx.unsupported(&rules::rule(id).form, &why, t.span))
+                }
+            };
+            ctx.note(t.span, "legalize_forms", detail);
         }
     }
     Ok(())

@@ -36,7 +36,7 @@ use crate::ir::{
 };
 use crate::mappings::rules;
 use crate::mappings::targets::TargetCaps;
-use crate::translate::{Bindings, RegisterMap};
+use crate::translate::{Bindings, GradPolicy, RegisterMap};
 
 /// A rule that fired on one instruction, for the Report.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,6 +77,8 @@ pub struct PassContext<'a> {
     pub constants: Vec<Vec<(Reg, u32)>>,
     /// SIMD width for SIMD targets (`--simd`).
     pub simd: u8,
+    /// The gradient approximation policy (`--grad`).
+    pub grad: GradPolicy,
     /// Whether the input was text (errors then speak in lines and columns).
     pub text_input: bool,
     /// The rules that fired, per instruction, for the Report.
@@ -108,6 +110,7 @@ impl<'a> PassContext<'a> {
             regmap,
             constants: Vec::new(),
             simd: 16,
+            grad: GradPolicy::Exact,
             text_input: false,
             notes: Vec::new(),
             resources: IndexMap::new(),
@@ -134,12 +137,14 @@ impl<'a> PassContext<'a> {
         Location::from_span(span, self.text_input)
     }
 
-    /// The refusal of rule `id` of `mappings/rules.toml` for the instruction at `span`, when
-    /// the target cannot express the form.
-    pub fn check_rule(&self, id: &str, span: Span) -> Result<(), Error> {
-        match rules::refusal(id, self.target.isa) {
-            None => Ok(()),
-            Some(why) => Err(self.unsupported(&rules::rule(id).form, why, span)),
+    /// What the target does with rule `id` of `mappings/rules.toml` under the gradient
+    /// policy in force, or the refusal for the instruction at `span`.
+    pub fn check_rule(&self, id: &str, span: Span) -> Result<rules::Decision<'static>, Error> {
+        match rules::decide(id, self.target.isa, self.grad) {
+            rules::Decision::Refuse(why) => {
+                Err(self.unsupported(&rules::rule(id).form, &why, span))
+            }
+            decision => Ok(decision),
         }
     }
 

@@ -50,6 +50,36 @@ pub struct Options {
     pub strict: bool,
     /// How the input is read.
     pub read: ReadOptions,
+    /// What to do with a gradient sample the target has no native form for.
+    pub grad: GradPolicy,
+}
+
+/// The approximation policy for gradient samples the target cannot express natively
+/// (`--grad`; issue 8): NVIDIA `TXD` takes no 3D, cube or compare, SM5 has no compare with
+/// gradients.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum GradPolicy {
+    /// Only exact translations: a native form, or the exact emulation the target's own
+    /// compiler emits (ptxas's quad emulation); otherwise refuse.
+    #[default]
+    Exact,
+    /// Where no exact form exists, the LOD computed from the gradients and an explicit-LOD
+    /// sample, with a Report warning on every such instruction.
+    Approx,
+    /// Only native forms: a gradient sample that needs an emulation is refused, naming the
+    /// policy that would allow it.
+    Error,
+}
+
+impl GradPolicy {
+    /// The policy's name as `--grad` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            GradPolicy::Exact => "exact",
+            GradPolicy::Approx => "approx",
+            GradPolicy::Error => "error",
+        }
+    }
 }
 
 impl Options {
@@ -65,6 +95,7 @@ impl Options {
             stage: None,
             strict: false,
             read: ReadOptions::default(),
+            grad: GradPolicy::Exact,
         }
     }
 }
@@ -217,6 +248,7 @@ pub fn lower_program(source: &Program, options: &Options) -> Result<Lowered, Err
     };
     let mut ctx = PassContext::new(from, target, bindings, regmap);
     ctx.simd = options.simd;
+    ctx.grad = options.grad;
     ctx.text_input = text_input;
     ctx.constants = source_codec.constants(source);
     ctx.source_aliases = source_codec
