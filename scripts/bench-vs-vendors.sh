@@ -12,8 +12,8 @@
 #             texlate disasm --isa dxbc BLOBS -o OUT (one batch)   and texlate run per blob
 #             vs   vkd3d-compiler run per blob (DXBC -> SPIR-V; 1.2 has no text target)
 #             vs   Wine's D3DDisassemble over all blobs in one process (d3dtool.exe disasm-list)
-#   Scaling texlate batches with RAYON_NUM_THREADS=1 and =2: disasm of the blobs copied COPIES
-#           times, and translate --from dxbc --to nvidia of the blobs.
+#   Scaling texlate batches with RAYON_NUM_THREADS=1 and =2 over the blobs copied COPIES times:
+#           disasm, and translate --from dxbc --to nvidia (blobs it refuses count as done).
 #
 # A vendor tool that is not installed is skipped, saying so (installers: ../shared/oracles/*/setup.sh;
 # the tools are found through $ORACLE_HOME/<isa>/env.sh, by default ~/.cache/texlate-oracles).
@@ -268,8 +268,8 @@ if wants scaling; then
   done
   for t in 1 2; do
     rm -rf "$work/scale_translate_$t"
-    measure "scale_translate_$t" env RAYON_NUM_THREADS=$t "$texlate" translate --from dxbc --to nvidia "$blobs" -o "$work/scale_translate_$t"
-    row "scale_translate_$t" "translate dxbc -> nvidia, $nblobs blobs, $t thread(s)"
+    measure "scale_translate_$t" env RAYON_NUM_THREADS=$t "$texlate" translate --from dxbc --to nvidia "$copies_dir" -o "$work/scale_translate_$t"
+    row "scale_translate_$t" "translate dxbc -> nvidia, $((nblobs * copies)) blobs, $t thread(s)"
   done
   for k in disasm translate; do
     awk -v a="${wall[scale_${k}_1]}" -v b="${wall[scale_${k}_2]}" -v k="$k" 'BEGIN {
