@@ -38,7 +38,7 @@ struct Cli {
     #[command(subcommand)]
     command: Command,
     /// Print errors as JSON (one object per line on standard error); `translate` and
-    /// `explain` also print the Report as JSON.
+    /// `explain` also print the Report as JSON, a batch its summary (on standard output).
     #[arg(long, global = true)]
     json: bool,
     /// When to colour diagnostics.
