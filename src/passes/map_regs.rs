@@ -63,6 +63,8 @@ fn alu_types(op: AluOp) -> (Option<ScalarType>, Option<ScalarType>) {
         AluOp::U32ToLayer => (Some(U32), Some(U32)),
         AluOp::F32ToI32 => (Some(F32), Some(I32)),
         AluOp::FMul | AluOp::FMaxAbs | AluOp::FRcp => (Some(F32), Some(F32)),
+        AluOp::I16ToF32 => (Some(I32), Some(F32)),
+        AluOp::U16ToF32 => (Some(U32), Some(F32)),
     }
 }
 
