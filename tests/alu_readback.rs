@@ -135,6 +135,7 @@ fn nvidia_reads_back_every_alu_op() {
         alu(AluOp::F32ToI32, r(14, 0), vec![r(15, 0)]),
         alu(AluOp::FMul, r(16, 0), vec![r(17, 0), r(18, 0)]),
         alu(AluOp::FMaxAbs, r(19, 0), vec![r(20, 0), r(21, 0)]),
+        alu(AluOp::FMaxRightAbs, r(24, 0), vec![r(19, 0), r(21, 0)]),
         alu(AluOp::FRcp, r(22, 0), vec![r(23, 0)]),
         pred,
         // TMML's fixed point.
@@ -163,6 +164,7 @@ fn dxbc_reads_back_every_alu_op() {
         alu(AluOp::F32ToI32, r(5, 0), vec![r(1, 2)]),
         alu(AluOp::FMul, r(5, 1), vec![r(1, 3), imm(0x3f00_0000, F32)]),
         alu(AluOp::FMaxAbs, r(5, 2), vec![r(2, 0), r(2, 1)]),
+        alu(AluOp::FMaxRightAbs, r(6, 0), vec![r(5, 2), r(2, 3)]),
         alu(AluOp::FRcp, r(5, 3), vec![r(2, 2)]),
         // TMML's fixed point.
         alu(AluOp::I16ToF32, r(6, 0), vec![r(1, 0)]),
@@ -229,6 +231,11 @@ fn visa_reads_back_every_alu_op() {
         simd(alu(AluOp::FMul, r(32, 0), vec![r(35, 0), r(36, 0)]), 16, 0),
         simd(
             alu(AluOp::FMaxAbs, r(35, 0), vec![r(32, 0), r(36, 0)]),
+            16,
+            0,
+        ),
+        simd(
+            alu(AluOp::FMaxRightAbs, r(35, 0), vec![r(35, 0), r(36, 0)]),
             16,
             0,
         ),

@@ -296,6 +296,15 @@ fn alu_forms(simd: u8) -> Vec<(&'static str, AluInstr)> {
                 vec![r(DUDX, 0), r(DUDY, 0)],
             ),
         ),
+        (
+            "fmax_right_abs",
+            alu(
+                AluOp::FMaxRightAbs,
+                simd,
+                r(LOD, 0),
+                vec![r(LOD, 0), r(DUDY, 0)],
+            ),
+        ),
         ("frcp", alu(AluOp::FRcp, simd, r(LOD, 0), vec![r(LOD, 0)])),
         // TMML's fixed point: into a float variable from an integer one.
         (

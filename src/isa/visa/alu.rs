@@ -70,7 +70,8 @@ struct Step {
     dst_ty: &'static str,
     /// Each source: an IR source index (or the dst, `None`) read as a type, or an immediate.
     srcs: Vec<Src>,
-    abs: bool,
+    /// Bit `k`: source `k` reads its absolute value (`(abs)`).
+    abs: u8,
 }
 
 #[derive(Clone, Copy)]
@@ -97,14 +98,17 @@ fn step(opcode: u8, mnemonic: &'static str, dst_ty: &'static str, srcs: Vec<Src>
         sat: false,
         dst_ty,
         srcs,
-        abs: false,
+        abs: 0,
     }
 }
 
 /// The instructions of `a`: the fewest vISA instructions of the same exec size.
 fn steps(a: &AluInstr, dst_ty: Option<&'static TypeDesc>) -> Result<Vec<Step>, Error> {
+    if a.op.nvidia_only() {
+        return Err(quad_op(a));
+    }
     let n_srcs = match a.op {
-        AluOp::FMul | AluOp::FMaxAbs => 2,
+        AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs => 2,
         _ => 1,
     };
     if a.srcs.len() != n_srcs {
@@ -173,7 +177,12 @@ fn steps(a: &AluInstr, dst_ty: Option<&'static TypeDesc>) -> Result<Vec<Step>, E
         )],
         AluOp::FMaxAbs => vec![Step {
             op_ext: Some(1),
-            abs: true,
+            abs: 0b11,
+            ..step(FMINMAX, "max", "f", vec![Src::Ir(0, "f"), Src::Ir(1, "f")])
+        }],
+        AluOp::FMaxRightAbs => vec![Step {
+            op_ext: Some(1),
+            abs: 0b10,
             ..step(FMINMAX, "max", "f", vec![Src::Ir(0, "f"), Src::Ir(1, "f")])
         }],
         AluOp::FRcp => vec![step(INV, "inv", "f", vec![Src::Ir(0, "f")])],
@@ -191,6 +200,12 @@ fn steps(a: &AluInstr, dst_ty: Option<&'static TypeDesc>) -> Result<Vec<Step>, E
             ),
             step(MOV, "mov", "f", vec![Src::Dst("ud")]),
         ],
+        AluOp::SetActiveMask
+        | AluOp::RestoreActiveMask
+        | AluOp::QuadBroadcast
+        | AluOp::QuadAddX
+        | AluOp::QuadAddY
+        | AluOp::MovLanes => return Err(quad_op(a)),
     })
 }
 
@@ -200,6 +215,17 @@ fn name_of(t: &'static TypeDesc) -> &'static str {
 
 fn ty(name: &str) -> &'static TypeDesc {
     tables::type_by_name(name).expect("vISA type table has f, ud and d")
+}
+
+/// The refusal of an NVIDIA-only op ([`AluOp::nvidia_only`]).
+fn quad_op(a: &AluInstr) -> Error {
+    Error::Unsupported(Unsupported::new(
+        format!("the ALU operation `{a}`"),
+        Isa::Nvidia,
+        Isa::Visa,
+        "it is an NVIDIA quad operation (the gradient emulation); vISA has none, and reading \
+         the emulation back as one gradient sample is not built",
+    ))
 }
 
 fn rule(a: &AluInstr, rule: &'static str, detail: String) -> Error {
@@ -358,8 +384,9 @@ pub fn emit(a: &AluInstr, scope: &Scope) -> Result<Vec<AluInst>, Error> {
         let srcs = s
             .srcs
             .iter()
-            .map(|src| match *src {
-                Src::Ir(i, t) => operand(a.srcs[i], t, s.abs),
+            .enumerate()
+            .map(|(k, src)| match *src {
+                Src::Ir(i, t) => operand(a.srcs[i], t, s.abs & (1 << k) != 0),
                 Src::Dst(t) => operand(a.dst, t, false),
                 Src::Imm(bits, t) => Ok(Operand::Imm { bits, ty: ty(t) }),
             })
@@ -548,7 +575,7 @@ pub fn lift(run: &[&str], scope: &Scope) -> Option<(AluInstr, usize)> {
         ],
         "rnde" => &[AluOp::F32ToLayer],
         "min" => &[AluOp::U32ToLayer],
-        "max" => &[AluOp::FMaxAbs],
+        "max" => &[AluOp::FMaxAbs, AluOp::FMaxRightAbs],
         "mul" => &[AluOp::FMul],
         "inv" => &[AluOp::FRcp],
         "shl" => &[AluOp::I16ToF32],
@@ -558,7 +585,7 @@ pub fn lift(run: &[&str], scope: &Scope) -> Option<(AluInstr, usize)> {
     let (dst, srcs) = operands.split_first()?;
     for &op in ops {
         let n = match op {
-            AluOp::FMul | AluOp::FMaxAbs => 2,
+            AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs => 2,
             _ => 1,
         };
         if srcs.len() < n {
