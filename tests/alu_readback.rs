@@ -137,6 +137,14 @@ fn nvidia_reads_back_every_alu_op() {
         alu(AluOp::FMaxAbs, r(19, 0), vec![r(20, 0), r(21, 0)]),
         alu(AluOp::FMaxRightAbs, r(24, 0), vec![r(19, 0), r(21, 0)]),
         alu(AluOp::FRcp, r(22, 0), vec![r(23, 0)]),
+        // The quad operations of the gradient emulation.
+        alu(AluOp::SetActiveMask, Scalar::Zero, vec![]),
+        alu(AluOp::QuadBroadcast, r(25, 0), vec![r(26, 0), Scalar::Zero]),
+        alu(AluOp::QuadBroadcast, r(27, 0), vec![r(26, 0), imm(3, U32)]),
+        alu(AluOp::QuadAddX, r(28, 0), vec![r(25, 0), r(27, 0)]),
+        alu(AluOp::QuadAddY, r(28, 0), vec![r(25, 0), r(28, 0)]),
+        alu(AluOp::RestoreActiveMask, Scalar::Zero, vec![]),
+        alu(AluOp::MovLanes, r(29, 0), vec![r(28, 0), imm(0x4, U32)]),
         pred,
         // TMML's fixed point.
         alu(AluOp::I16ToF32, r(24, 0), vec![r(25, 0)]),

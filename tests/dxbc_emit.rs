@@ -604,6 +604,14 @@ fn refusals() {
     let mut alu_case = program(vec![alu(AluOp::FMul, r(0, 0), &[r(0, 1)])], false);
     alu_case.items.push(alu(AluOp::Mov, r(0, 0), &[r(0, 1)]));
     cases.push(("an ALU operation with too few sources", alu_case, None));
+    cases.push((
+        "an NVIDIA quad operation (SHFL.IDX)",
+        program(
+            vec![alu(AluOp::QuadBroadcast, r(0, 0), &[r(0, 1), Scalar::Zero])],
+            false,
+        ),
+        None,
+    ));
     let out: Vec<String> = cases
         .iter()
         .map(|(what, p, stage)| {

@@ -719,3 +719,15 @@ fn ptxas_own_emulation_agrees_with_the_source() {
         }
     }
 }
+
+/// A destination that is also a source (lane k's inputs are read in pass k, before lane k's
+/// moves), and gradients taken from an earlier sample's result: translated and agreeing.
+#[test]
+fn in_place_and_result_gradients_agree() {
+    let src = format!(
+        "{DX_HEAD}sample_d r1.xyzw, r1.xyzx, t2.xyzw, s0, r1.yzxy, r3.xyzx\n\
+         sample_d r2.xz, r2.xyzx, t1.xyzw, s0, r3.xyzx, r1.xyzx\nret\n"
+    );
+    let text = translate_to_nvidia(Isa::Dxbc, &src, GradPolicy::Exact).expect("translates");
+    assert_eq!(text.matches("SAM ;").count(), 8, "two emulations");
+}

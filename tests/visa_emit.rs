@@ -545,6 +545,12 @@ fn refusals_are_typed_errors() {
     });
     case("predicated min/max", program(vec![Item::Alu(Box::new(a))]));
 
+    let a = alu(AluOp::QuadAddX, 16, r(U, 0), vec![r(U, 0), r(V, 0)]);
+    case(
+        "NVIDIA quad operation (FSWZADD)",
+        program(vec![Item::Alu(Box::new(a))]),
+    );
+
     let mut t = base();
     t.texture = ResRef::Binding(7);
     case("undeclared texture", program(vec![Item::Tex(Box::new(t))]));

@@ -1160,6 +1160,23 @@ fn ulp32(x: f64) -> f64 {
 /// normalised by its largest magnitude: 4 ulp of 1.0 (see [`quad_gradients_agree`]).
 const CUBE_QUAD_TOLERANCE: f64 = 4.0 * f32::EPSILON as f64;
 
+/// `v` evaluated with every texture result it names replaced by a fixed float of moderate
+/// magnitude drawn from (request, channel): symbolic gradients (computed from an earlier
+/// sample's result) are compared at that point, the same on both sides.
+fn at_sample_point(v: &Value) -> u32 {
+    match v {
+        Value::Bits(b) => *b,
+        Value::Result { request, channel } => draw(
+            Role::Float,
+            splitmix(0x5a3d_0000 ^ ((*request as u64) << 3) ^ u64::from(*channel)),
+        ),
+        Value::Op { op, args } => {
+            let a: Vec<u32> = args.iter().map(at_sample_point).collect();
+            op.eval(&a)
+        }
+    }
+}
+
 /// Whether the implicit derivatives of a quad built in registers (`t`,
 /// [`LodReq::QuadDerivatives`]) are the gradients `s` asks for ([`LodReq::Grad`]).
 ///
@@ -1172,24 +1189,20 @@ const CUBE_QUAD_TOLERANCE: f64 = 4.0 * f32::EPSILON as f64;
 /// which the cube face projection ignores): there the directions `c + d` (source, exact) and
 /// `t_c + t_d` (target) must agree after normalising, within 4 ulp of 1.0 per component
 /// (the addition's rounding, `MUFU.RCP`'s approximation, the
-/// product's and the difference's rounding). Symbolic values never agree here (they are
-/// compared structurally instead).
+/// product's and the difference's rounding). A gradient computed from an earlier sample's
+/// result is compared at one point, each result replaced by the same float on both sides.
 pub fn quad_gradients_agree(s: &Request, t: &Request) -> bool {
     let (LodReq::Grad { dx: sdx, dy: sdy }, LodReq::QuadDerivatives { dx: tdx, dy: tdy }) =
         (&s.lod, &t.lod)
     else {
         return false;
     };
-    let f = |v: &[Value]| -> Option<Vec<f64>> {
+    let f = |v: &[Value]| -> Vec<f64> {
         v.iter()
-            .map(|x| x.bits().map(|b| f64::from(f32::from_bits(b))))
+            .map(|x| f64::from(f32::from_bits(at_sample_point(x))))
             .collect()
     };
-    let (Some(sc), Some(tc), Some(sdx), Some(sdy), Some(tdx), Some(tdy)) =
-        (f(&s.coords), f(&t.coords), f(sdx), f(sdy), f(tdx), f(tdy))
-    else {
-        return false;
-    };
+    let (sc, tc, sdx, sdy, tdx, tdy) = (f(&s.coords), f(&t.coords), f(sdx), f(sdy), f(tdx), f(tdy));
     let n = sc.len();
     if [tc.len(), sdx.len(), sdy.len(), tdx.len(), tdy.len()] != [n; 5] {
         return false;
