@@ -33,6 +33,7 @@
 
 #![warn(missing_docs)]
 
+pub mod batch;
 pub mod check;
 pub mod diagnostic;
 pub mod error;

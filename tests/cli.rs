@@ -146,9 +146,14 @@ fn standard_input_and_output_file() {
         "sample_lz.RGBA (M1, 16)  0x0:uw S0 T6 V0057.0 V0053.0 V0059.0\n\
          sample_lz.RGBA (M5, 16)  0x0:uw S0 T6 V0058.0 V0054.0 V0060.0\n"
     );
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("texlate-tmp"))
+        .collect();
     assert!(
-        !dir.join("out.bin.texlate-tmp").exists(),
-        "no temporary file is left behind"
+        leftovers.is_empty(),
+        "temporary files left behind: {leftovers:?}"
     );
 }
 

@@ -271,8 +271,36 @@ fn cases() -> Vec<(&'static str, Program)> {
             alu(AluOp::FMaxAbs, 12, rs(&[11, 2])),
             alu(AluOp::FRcp, 13, rs(&[12])),
             Item::Alu(Box::new(mov_pred)),
+            // TMML's fixed point.
+            alu(AluOp::I16ToF32, 14, rs(&[3])),
+            alu(AluOp::U16ToF32, 15, rs(&[1])),
         ]),
     ));
+    // The quad operations of the gradient emulation (ptxas's tex.grad.cube sequence).
+    let lane = |k: u32| if k == 0 { Scalar::Zero } else { imm(k) };
+    let mut quad = vec![alu(AluOp::SetActiveMask, 0, vec![])];
+    if let Item::Alu(a) = &mut quad[0] {
+        a.dst = Scalar::Zero;
+    }
+    for k in 0..4 {
+        quad.push(alu(AluOp::QuadBroadcast, 8 + k, vec![r(17), lane(k)]));
+    }
+    quad.extend([
+        alu(AluOp::QuadAddX, 12, rs(&[9, 8])),
+        alu(AluOp::QuadAddY, 12, rs(&[11, 12])),
+        alu(AluOp::FMaxAbs, 13, rs(&[12, 10])),
+        alu(AluOp::FMaxRightAbs, 14, rs(&[13, 12])),
+    ]);
+    let mut ram = alu(AluOp::RestoreActiveMask, 0, vec![]);
+    if let Item::Alu(a) = &mut ram {
+        a.dst = Scalar::Zero;
+    }
+    quad.push(ram);
+    for k in 0..4 {
+        quad.push(alu(AluOp::MovLanes, 16 + k, vec![r(12), imm(1 << k)]));
+    }
+    quad.push(alu(AluOp::MovLanes, 20, vec![r(14), imm(0x6)]));
+    out.push(("quad_ops", program(quad)));
     out
 }
 
@@ -490,6 +518,22 @@ fn refusals() {
     cases.push((
         "FMul with an immediate",
         program(vec![alu(AluOp::FMul, 1, vec![imm(1), r(2)])]),
+    ));
+    cases.push((
+        "SHFL lane past the quad",
+        program(vec![alu(AluOp::QuadBroadcast, 1, vec![r(2), imm(4)])]),
+    ));
+    cases.push((
+        "MOV lane mask 0xf (a plain MOV)",
+        program(vec![alu(AluOp::MovLanes, 1, vec![r(2), imm(0xf)])]),
+    ));
+    cases.push((
+        "SAM writing a register",
+        program(vec![alu(AluOp::SetActiveMask, 1, vec![])]),
+    ));
+    cases.push((
+        "FSWZADD with an immediate",
+        program(vec![alu(AluOp::QuadAddX, 1, vec![imm(1), r(2)])]),
     ));
     cases.push((
         "opaque item",

@@ -9,6 +9,7 @@
 //! from dxbc
 //! to nvidia
 //! simd 16                       ; --simd (default 16)
+//! grad exact                    ; --grad exact|approx|error (default exact)
 //! bindings [[binding]]          ; lines of an inline --bindings file
 //! bindings dim = "2d"
 //! regmap [[map]]                ; lines of an inline --regmap file
@@ -48,6 +49,7 @@ struct Case {
     from: Isa,
     to: Isa,
     simd: u8,
+    grad: texlate::translate::GradPolicy,
     bindings: String,
     regmap: String,
     constants: Vec<(usize, texlate::ir::Reg, u32)>,
@@ -99,6 +101,7 @@ fn parse_case(path: &Path) -> Result<Case, String> {
         from: Isa::Dxbc,
         to: Isa::Nvidia,
         simd: 16,
+        grad: texlate::translate::GradPolicy::Exact,
         bindings: String::new(),
         regmap: String::new(),
         constants: Vec::new(),
@@ -148,6 +151,15 @@ fn parse_case(path: &Path) -> Result<Case, String> {
             "from" => from = Some(isa(value.trim()).map_err(err)?),
             "to" => to = Some(isa(value.trim()).map_err(err)?),
             "simd" => case.simd = value.trim().parse().map_err(|e| err(format!("{e}")))?,
+            "grad" => {
+                use texlate::translate::GradPolicy;
+                case.grad = match value.trim() {
+                    "exact" => GradPolicy::Exact,
+                    "approx" => GradPolicy::Approx,
+                    "error" => GradPolicy::Error,
+                    other => return Err(err(format!("unknown gradient policy `{other}`"))),
+                };
+            }
             "bindings" => {
                 case.bindings.push_str(value);
                 case.bindings.push('\n');
@@ -233,6 +245,7 @@ fn run_case(case: &Case) -> Result<String, String> {
     };
     let mut ctx = PassContext::new(case.from, target, bindings.clone(), regmap.clone());
     ctx.simd = case.simd;
+    ctx.grad = case.grad;
     ctx.text_input = true;
     for &(k, reg, bits) in &case.constants {
         if ctx.constants.len() <= k {

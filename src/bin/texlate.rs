@@ -1,13 +1,15 @@
 //! The `texlate` command line.
 
 use std::fs;
-use std::io::{self, Read, Write};
+use std::io::{self, IsTerminal, Read, Write};
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
 use texlate::diagnostic::{Diagnostic, Input, Kind};
-use texlate::{ir, isa, translate, Error, Form, Isa, ReadOptions};
+use texlate::{batch, ir, isa, translate, Error, Form, Isa, ReadOptions};
 
 /// The exit codes, as `--help` and README state them.
 const EXIT_CODES: &str = "\
@@ -16,7 +18,14 @@ Exit status:
   1  the input was rejected (parse, decode, validation, unsupported, bindings/regmap file,
      or a semantic-check disagreement); the message gives file, line and column
   2  usage error (unknown option, missing argument)
-  3  I/O error (a file cannot be read or written)";
+  3  I/O error (a file cannot be read or written)
+
+In a batch (several inputs, a directory, or -o naming a directory) every file is attempted
+and the others are written whatever fails: 0 when every output was written, otherwise 1 or
+3 by the causes above (3 when any file could not be read or written); a closing summary (on
+standard error, `--json`: on standard output) counts files, instructions, errors and time.
+Before any file is read: 2 for standard input in a batch or a batch without -o, 3 for -o
+naming a file, 1 for directories holding no input file.";
 
 #[derive(Parser)]
 #[command(
@@ -29,7 +38,7 @@ struct Cli {
     #[command(subcommand)]
     command: Command,
     /// Print errors as JSON (one object per line on standard error); `translate` and
-    /// `explain` also print the Report as JSON.
+    /// `explain` also print the Report as JSON, a batch its summary (on standard output).
     #[arg(long, global = true)]
     json: bool,
     /// When to colour diagnostics.
@@ -100,21 +109,163 @@ impl From<ReadArgs> for ReadOptions {
 }
 
 /// Warns about what a vISA text breaks although IGC 1.0.12504 writes it (read by default,
-/// refused by `--strict`): the strict reading's refusal, as a warning.
+/// refused by `--strict`).
 fn warn_igc_relaxations(isa: Isa, bytes: &[u8], options: ReadOptions) {
-    if isa != Isa::Visa || !options.igc_compatible {
-        return;
+    if let Some(w) = batch::igc_relaxation_warning(isa, bytes, options) {
+        print_note(&batch::Note {
+            level: batch::NoteLevel::Warning,
+            message: w,
+        });
     }
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return;
+}
+
+/// Prints a warning or note of a single input.
+fn print_note(note: &batch::Note) {
+    let _ = writeln!(io::stderr(), "texlate: {note}");
+}
+
+/// Options of a batch.
+#[derive(clap::Args, Clone, Copy)]
+struct BatchArgs {
+    /// Threads of a batch (default: RAYON_NUM_THREADS when set, else one per core).
+    #[arg(short = 'j', long, value_name = "N")]
+    jobs: Option<NonZeroUsize>,
+}
+
+/// The batch-mode part of `translate --help` and `disasm --help`, with the file-name table
+/// of mappings/files.toml.
+fn batch_help() -> String {
+    let mut table = String::new();
+    for isa in [Isa::Visa, Isa::Dxbc, Isa::Nvidia] {
+        let n = texlate::mappings::files::names(isa);
+        let list = |exts: &[String]| -> String { exts.iter().map(|e| format!(" *.{e}")).collect() };
+        let binary: Vec<String> = n.binary_extensions().map(|e| format!(".{e}")).collect();
+        table.push_str(&format!(
+            "  {:<7} translate takes{}; disasm takes{}\n          outputs: text .{}, binary {}\n",
+            isa.name(),
+            list(&n.translate_inputs),
+            list(&n.disasm_inputs),
+            n.text,
+            binary.join(" or ")
+        ));
+    }
+    format!(
+        "\
+Batch mode: several inputs, a directory, or -o naming an existing directory make a batch.
+Every input is processed, in parallel (-j, RAYON_NUM_THREADS), and written whole to
+OUTDIR/<input stem>.<extension>; a file found below a directory keeps its subdirectory
+(DIR/sub/x.sass -> OUTDIR/sub/x.asm). A directory gives the files with its ISA's extensions
+(ASCII case-insensitive; links to directories are not followed); files named on the command
+line are taken whatever their name. A binary output that is a container (a DXBC container,
+a cubin) takes the container's extension.
+
+{table}
+Inputs that would share an output (the same subdirectory and stem, e.g. a/x.sass and
+b/x.sass) are each reported and neither is written; so is an input whose output would
+overwrite an input of the batch. A failing input is reported with its file and location and
+never stops the batch. A progress bar shows when standard error is a terminal; a closing
+summary counts files, outputs, errors, instructions and time (`--json`: one JSON object on
+standard output, with every input's result).
+
+{EXIT_CODES}"
+    )
+}
+
+/// Whether a command's inputs and output make a batch.
+fn is_batch(inputs: &[PathBuf], output: Option<&Path>) -> bool {
+    inputs.len() > 1 || inputs.iter().any(|p| p.is_dir()) || output.is_some_and(Path::is_dir)
+}
+
+/// Runs a batch: plans it, runs it on `args.jobs` threads with a progress bar on a terminal,
+/// prints each failure as it comes and the summary at the end.
+fn run_batch(
+    job: batch::Job,
+    inputs: &[PathBuf],
+    output: Option<&Path>,
+    args: BatchArgs,
+    json: bool,
+    color: bool,
+) -> Result<(), Failure> {
+    let fail = |e: batch::BatchError| match e {
+        batch::BatchError::Stdin => {
+            let d = e.diagnostic();
+            Failure::Usage(format!(
+                "{}\n\n  help: {}",
+                d.message,
+                d.help.unwrap_or_default()
+            ))
+        }
+        _ => Failure::diag(e.diagnostic()),
     };
-    if isa::codec(isa).looks_binary(bytes) {
-        return;
-    }
-    if let Err(e) = texlate::parse_text_with(isa, text, ReadOptions::default()) {
-        eprintln!(
-            "texlate: warning: {e} (IGC 1.0.12504 writes this itself, so it is read; --strict refuses it)"
+    let Some(out_dir) = output else {
+        if inputs.iter().any(|p| p.as_os_str() == "-") {
+            return Err(fail(batch::BatchError::Stdin));
+        }
+        return Err(Failure::Usage(
+            "a batch (several inputs or a directory) writes one file per input: give the output \
+             directory with -o OUTDIR"
+                .into(),
+        ));
+    };
+    let plan = batch::plan(job, inputs, out_dir).map_err(fail)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs.map_or(0, NonZeroUsize::get))
+        .build()
+        .map_err(|e| Failure::Refused(format!("cannot start the batch's threads: {e}")))?;
+    let bar = if !json && io::stderr().is_terminal() {
+        let bar = ProgressBar::new(plan.entries.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{elapsed:>4} [{wide_bar}] {pos}/{len} files {msg}")
+                .expect("the template is valid")
+                .progress_chars("=> "),
         );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let errors = std::sync::atomic::AtomicUsize::new(0);
+    let on_done = |r: &batch::FileResult| {
+        let mut text = String::new();
+        if let Some(d) = &r.error {
+            let n = errors.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            bar.set_message(format!("({n} failed)"));
+            text = if json {
+                format!("{}\n", d.to_json())
+            } else {
+                d.render(color)
+            };
+        }
+        if !json {
+            for note in &r.notes {
+                text.push_str(&format!("texlate: {}: {note}\n", r.input.display()));
+            }
+        }
+        if !text.is_empty() {
+            bar.suspend(|| {
+                let _ = io::stderr().write_all(text.as_bytes());
+            });
+        }
+        bar.inc(1);
+    };
+    let summary = pool.install(|| batch::run(&plan, &on_done)).map_err(fail)?;
+    bar.finish_and_clear();
+    if json {
+        write_output(None, format!("{}\n", summary.to_json()).as_bytes())?;
+    } else {
+        let _ = writeln!(io::stderr(), "texlate: {summary}");
+    }
+    match summary.failure() {
+        None => Ok(()),
+        Some(kind) => Err(Failure::Reported(kind)),
+    }
+}
+
+/// The exit code of a failure of `kind` (see EXIT_CODES).
+fn exit_code(kind: Kind) -> u8 {
+    if kind == Kind::Io {
+        3
+    } else {
+        1
     }
 }
 
@@ -231,16 +382,22 @@ fn parse_simd(s: &str) -> Result<u8, String> {
 #[derive(Subcommand)]
 enum Command {
     /// Translate a listing or binary from one instruction set to another.
+    #[command(after_long_help = batch_help())]
     Translate {
         #[command(flatten)]
         args: TranslateArgs,
-        /// Input file, or `-` for standard input.
-        input: PathBuf,
-        /// Output file (default: standard output for text).
-        #[arg(short, long, value_name = "FILE")]
+        /// Input file, `-` for standard input; several files or directories for a batch.
+        #[arg(required = true, value_name = "IN")]
+        input: Vec<PathBuf>,
+        /// Output file (default: standard output for text); in a batch, the output
+        /// directory (created when missing).
+        #[arg(short, long, value_name = "FILE|DIR")]
         output: Option<PathBuf>,
+        #[command(flatten)]
+        batch: BatchArgs,
     },
     /// Binary to text (for a text input, use `asm` or `translate`).
+    #[command(after_long_help = batch_help())]
     Disasm {
         /// The input's instruction set.
         #[arg(long, value_enum)]
@@ -248,12 +405,15 @@ enum Command {
         /// Instructions as hex instead of a file.
         #[arg(long, num_args = 1.., conflicts_with = "file")]
         hex: Option<Vec<String>>,
-        /// Input file, or `-` for standard input.
-        #[arg(required_unless_present = "hex")]
-        file: Option<PathBuf>,
-        /// Output file (default: standard output).
-        #[arg(short, long, value_name = "FILE")]
+        /// Input file, `-` for standard input; several files or directories for a batch.
+        #[arg(required_unless_present = "hex", value_name = "IN")]
+        file: Vec<PathBuf>,
+        /// Output file (default: standard output); in a batch, the output directory
+        /// (created when missing).
+        #[arg(short, long, value_name = "FILE|DIR")]
         output: Option<PathBuf>,
+        #[command(flatten)]
+        batch: BatchArgs,
     },
     /// Text to binary.
     Asm {
@@ -344,6 +504,8 @@ enum Failure {
     Refused(String),
     /// Standard output was closed (`texlate ... | head`): end quietly.
     ClosedPipe,
+    /// A batch's failures, each already printed: exit by the worst one's kind.
+    Reported(Kind),
 }
 
 impl Failure {
@@ -391,14 +553,7 @@ impl Source {
     /// The diagnostic of `e`, raised reading this input as `isa` (with the bindings and
     /// register-map files of `options`).
     fn fail(&self, isa: Isa, options: Option<&translate::Options>, e: Error) -> Failure {
-        let input = Input::detect(isa, &self.name, &self.bytes);
-        let config: Vec<Input<'_>> = options
-            .into_iter()
-            .flat_map(|o| [&o.bindings, &o.regmap])
-            .flatten()
-            .map(|(name, text)| Input::text(name, text))
-            .collect();
-        Failure::diag(Diagnostic::from_error(&e, &input, &config))
+        Failure::diag(batch::diagnose(isa, &self.name, &self.bytes, options, &e))
     }
 }
 
@@ -418,17 +573,7 @@ fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<(), Failure> {
                     )),
                 })
         }
-        Some(path) => {
-            let mut tmp = path.as_os_str().to_owned();
-            tmp.push(".texlate-tmp");
-            let tmp = PathBuf::from(tmp);
-            fs::write(&tmp, bytes)
-                .and_then(|()| fs::rename(&tmp, path))
-                .map_err(|e| {
-                    let _ = fs::remove_file(&tmp);
-                    io_error("writing", path, e)
-                })
-        }
+        Some(path) => batch::write_atomic(path, bytes).map_err(|e| io_error("writing", path, e)),
     }
 }
 
@@ -552,59 +697,45 @@ fn stream_output(
     }
 }
 
-/// vISA binary output holds texture instructions only: declarations and other instructions
-/// of a `.visaasm` file have no encoding here. Say so rather than drop them silently.
+/// vISA binary output holds texture instructions only: say so rather than drop the other
+/// lines silently.
 fn note_unencoded_lines(isa: Isa, form: Form, program: &texlate::Program) {
-    if isa != Isa::Visa || form != Form::Binary {
-        return;
-    }
-    // ALU instructions read from text stay text lines here too.
-    let skipped = program
-        .alu_as_read()
-        .items
-        .iter()
-        .filter(|i| matches!(i, ir::Item::Opaque(_)))
-        .count();
-    if skipped > 0 {
-        let _ = writeln!(
-            io::stderr(),
-            "texlate: note: {skipped} non-texture lines (declarations, other instructions) have no vISA binary form here and are not in the output"
-        );
+    if let Some(n) = batch::unencoded_lines_note(isa, form, program) {
+        print_note(&batch::Note {
+            level: batch::NoteLevel::Note,
+            message: n,
+        });
     }
 }
 
-/// A vISA `.isa` container is read (its kernels and sampler instructions), and refused for
-/// translation with what IGC 12504's writer cut from its first sampler instruction.
+/// A vISA `.isa` container is refused for translation (see [`batch::refuse_isa_container`]).
 fn refuse_container(from: Isa, source: &Source) -> Result<(), Failure> {
-    if from == Isa::Visa && isa::visa::is_isa_container(&source.bytes) {
-        let c = isa::visa::decode_isa_container(&source.bytes)
-            .map_err(|e| source.fail(from, None, e))?;
-        return Err(source.fail(from, None, isa::visa::container_refusal(&c)));
-    }
-    Ok(())
+    batch::refuse_isa_container(from, &source.name, &source.bytes).map_err(Failure::Diag)
 }
 
-fn run(cli: Cli) -> Result<(), Failure> {
+fn run(cli: Cli, color: bool) -> Result<(), Failure> {
     let json = cli.json;
     match cli.command {
         Command::Translate {
             args,
             input,
             output,
+            batch: batch_args,
         } => {
             let options = args.options()?;
-            let source = Source::read(&input)?;
-            refuse_container(options.from, &source)?;
-            warn_igc_relaxations(options.from, &source.bytes, options.read);
-            let t = translate::translate(&source.bytes, &options)
-                .map_err(|e| source.fail(options.from, Some(&options), e))?;
-            if options.from == options.to {
-                note_unencoded_lines(options.to, options.emit, &t.program);
+            if is_batch(&input, output.as_deref()) {
+                let job = batch::Job::Translate(Box::new(options));
+                return run_batch(job, &input, output.as_deref(), batch_args, json, color);
             }
+            let source = Source::read(&input[0])?;
+            let mut notes = Vec::new();
+            let result = batch::translate_input(&source.name, &source.bytes, &options, &mut notes);
+            notes.iter().for_each(print_note);
+            let (out, report) = result.map_err(Failure::Diag)?;
             if json {
-                write_output(output.as_deref(), t.report.to_json().as_bytes())
+                write_output(output.as_deref(), report.to_json().as_bytes())
             } else {
-                write_output(output.as_deref(), &t.output)
+                write_output(output.as_deref(), &out.bytes)
             }
         }
         Command::Disasm {
@@ -612,44 +743,32 @@ fn run(cli: Cli) -> Result<(), Failure> {
             hex,
             file,
             output,
+            batch: batch_args,
         } => {
             let isa = Isa::from(isa_arg);
-            let file = match (hex, file) {
-                (Some(words), _) => {
-                    let words: Vec<&str> = words.iter().map(String::as_str).collect();
-                    return stream_output(output.as_deref(), "--hex", |out| {
-                        texlate::stream::disasm_hex(isa, &words, out)
-                    })
-                    .map_err(|f| match f {
-                        StreamFailure::Input(e) => {
-                            Failure::diag(Diagnostic::from_error(&e, &Input::binary("--hex"), &[]))
-                        }
-                        StreamFailure::Failure(f) => f,
-                    });
-                }
-                (None, Some(file)) => file,
-                (None, None) => unreachable!("clap requires a file or --hex"),
-            };
-            let (source, mut input) = DisasmInput::open(&file)?;
+            if let Some(words) = hex {
+                let words: Vec<&str> = words.iter().map(String::as_str).collect();
+                return stream_output(output.as_deref(), "--hex", |out| {
+                    texlate::stream::disasm_hex(isa, &words, out)
+                })
+                .map_err(|f| match f {
+                    StreamFailure::Input(e) => {
+                        Failure::diag(Diagnostic::from_error(&e, &Input::binary("--hex"), &[]))
+                    }
+                    StreamFailure::Failure(f) => f,
+                });
+            }
+            if is_batch(&file, output.as_deref()) {
+                let job = batch::Job::Disasm(isa);
+                return run_batch(job, &file, output.as_deref(), batch_args, json, color);
+            }
+            let file = &file[0];
+            let (source, mut input) = DisasmInput::open(file)?;
             if let Some(source) = &source {
-                if isa == Isa::Visa && isa::visa::is_isa_container(&source.bytes) {
-                    let c = isa::visa::decode_isa_container(&source.bytes)
-                        .map_err(|e| source.fail(isa, None, e))?;
-                    let text = isa::visa::print_isa_container(&c);
-                    return write_output(output.as_deref(), text.as_bytes());
-                }
-                if !isa::codec(isa).looks_binary(&source.bytes) && looks_like_text(&source.bytes) {
-                    return Err(Failure::diag(
-                        Diagnostic::new(
-                            Kind::Input,
-                            format!("this file is text, not {} binary", isa.name()),
-                        )
-                        .in_file(source.name.clone())
-                        .with_help(format!(
-                            "`disasm` reads binaries; to assemble text use `texlate asm --isa {0}`, to read or convert it use `texlate translate --from {0} --to ...`",
-                            isa.name()
-                        )),
-                    ));
+                if let Some(out) = batch::disasm_special(isa, &source.name, &source.bytes)
+                    .map_err(Failure::Diag)?
+                {
+                    return write_output(output.as_deref(), &out.bytes);
                 }
             }
             stream_output(output.as_deref(), &file.display().to_string(), |out| {
@@ -658,7 +777,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             .map_err(|f| match source {
                 Some(source) => f.located(isa, &source),
                 // A file read in chunks: read whole again to quote it in the diagnostic.
-                None => match Source::read(&file) {
+                None => match Source::read(file) {
                     Ok(source) => f.located(isa, &source),
                     Err(e) => e,
                 },
@@ -847,13 +966,6 @@ fn run(cli: Cli) -> Result<(), Failure> {
     }
 }
 
-/// Whether `bytes` read as text: UTF-8 without control characters other than whitespace.
-fn looks_like_text(bytes: &[u8]) -> bool {
-    !bytes.is_empty()
-        && std::str::from_utf8(bytes)
-            .is_ok_and(|s| s.chars().all(|c| !c.is_control() || c.is_whitespace()))
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let json = cli.json;
@@ -861,14 +973,13 @@ fn main() -> ExitCode {
         ColorArg::Always => true,
         ColorArg::Never => false,
         ColorArg::Auto => {
-            use std::io::IsTerminal;
             std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && io::stderr().is_terminal()
         }
     };
-    let (diagnostic, code) = match run(cli) {
+    let (diagnostic, code) = match run(cli, color) {
         Ok(()) | Err(Failure::ClosedPipe) => return ExitCode::SUCCESS,
         Err(Failure::Diag(d)) => {
-            let code = if d.kind == Kind::Io { 3 } else { 1 };
+            let code = exit_code(d.kind);
             (*d, code)
         }
         Err(Failure::Usage(msg)) => {
@@ -877,6 +988,7 @@ fn main() -> ExitCode {
                 .exit()
         }
         Err(Failure::Refused(msg)) => (Diagnostic::new(Kind::Input, msg), 1),
+        Err(Failure::Reported(kind)) => return ExitCode::from(exit_code(kind)),
         Err(Failure::Disagree) => (
             Diagnostic::new(
                 Kind::Check,

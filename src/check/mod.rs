@@ -28,7 +28,29 @@
 //! -0.0 or integer 0 is [`LodReq::Zero`]; all-zero immediate offsets are no offsets, and
 //! offset components the dimension ignores are 0; layers are semantic layer numbers; cube
 //! coordinates that differ only by a positive scale (ptxas's cube normalisation) are the same
-//! direction (within 2 ulp after normalising). Symbolic values compare structurally.
+//! direction (within 2 ulp after normalising). Symbolic values compare structurally, in one
+//! spelling per computation: `and x, 0xffff`, `(x << 16) >> 16` and NVIDIA's 16-bit I2F
+//! source are the low 16 bits (`low16`, or `sbits0+16` sign-extended), and `i32_to_f32` of a
+//! 16-bit field is `u32_to_f32`.
+//!
+//! LOD queries in 8.8 fixed point (NVIDIA TMML, src/check/nvidia.rs): a model writes
+//! `F32ToI32(FMul(lod, 256))`, and code reading that back as a float undoes it with
+//! `U32ToF32(Low16(..))` (clamped) or `I32ToF32(SignedField 0+16 (..))` (unclamped), then
+//! `FMul` by 1/256. [`Value::apply`] takes that round trip back to the LOD itself, which is
+//! exact under the models' assumption that a LOD query's result has 8 fractional bits and
+//! fits 16 bits: channel 0 (clamped) in [0, 256), channel 1 (unclamped) in [-128, 128). Only
+//! those channels, each with its own signedness, are rewritten, so a missing swap, a wrong
+//! signedness or a missing scale still reads differently; the rewrite assumes any result read
+//! through these conversions is a LOD query's (nothing else is converted so).
+//!
+//! **Quads.** A program with quad operations (NVIDIA `SAM`, `RAM`, `SHFL.IDX`, `FSWZADD`, a
+//! lane-masked `MOV`: the gradient emulation) is compared per quad: the source runs once per
+//! lane from that lane's random registers, the NVIDIA model runs the four lanes in lock step
+//! ([`nvidia::run_quad`]), and lane `l`'s requests and registers must be the source lane
+//! `l`'s. Between `SAM` and `RAM` a `TEX` with implicit LOD takes the quad's coarse
+//! derivatives ([`LodReq::QuadDerivatives`]), which agree with a source's gradients within
+//! the rounding of the synthetic quad ([`quad_gradients_agree`]: `|t − d| ≤ ulp(|c| + |d|) +
+//! ulp(t)` per coordinate; on cubes the directions within 4 ulp of 1.0).
 //!
 //! Limits (known, not hidden): guards and predicates are not compared (a predicated
 //! instruction is evaluated as if its predicate held); the min-LOD clamp is compared as
@@ -111,6 +133,11 @@ pub enum ValueOp {
     IMax,
     /// f32 product.
     FMul,
+    /// f32 sum (NVIDIA `FSWZADD` lanes that add).
+    FAdd,
+    /// f32 difference `a - b` (`FSWZADD` lanes that subtract; a quad's implicit
+    /// derivatives, lane 1 − lane 0 and lane 2 − lane 0).
+    FSub,
     /// f32 reciprocal.
     FRcp,
     /// f32 absolute value.
@@ -133,6 +160,23 @@ pub enum ValueOp {
         /// The number of bits.
         width: u8,
     },
+    // 16-bit fields (LOD queries' 8.8 fixed point; see the module documentation).
+    /// Bits `[lo, lo + width)` of the operand, sign-extended (DX `ibfe`; NVIDIA `I2F.S16`
+    /// reads bits 15:0 so).
+    SignedField {
+        /// The lowest bit.
+        lo: u8,
+        /// The number of bits.
+        width: u8,
+    },
+    /// Bitwise and.
+    And,
+    /// Shift left by the second operand's low 5 bits.
+    Shl,
+    /// Logical shift right by the second operand's low 5 bits.
+    Shr,
+    /// Arithmetic shift right by the second operand's low 5 bits.
+    Asr,
 }
 
 impl ValueOp {
@@ -146,12 +190,15 @@ impl ValueOp {
                 | ValueOp::IMin
                 | ValueOp::IMax
                 | ValueOp::FMul
+                | ValueOp::And
+                | ValueOp::FAdd
         )
     }
 
     fn name(self) -> String {
         match self {
             ValueOp::Field { lo, width } => format!("bits{lo}+{width}"),
+            ValueOp::SignedField { lo, width } => format!("sbits{lo}+{width}"),
             other => {
                 let s = format!("{other:?}");
                 let mut out = String::new();
@@ -186,6 +233,8 @@ impl ValueOp {
             ValueOp::IMin => (a[0] as i32).min(a[1] as i32) as u32,
             ValueOp::IMax => (a[0] as i32).max(a[1] as i32) as u32,
             ValueOp::FMul => fb(f(0) * f(1)),
+            ValueOp::FAdd => fb(f(0) + f(1)),
+            ValueOp::FSub => fb(f(0) - f(1)),
             ValueOp::FRcp => fb(1.0 / f(0)),
             ValueOp::FAbs => a[0] & 0x7fff_ffff,
             ValueOp::FNeg => a[0] ^ 0x8000_0000,
@@ -211,8 +260,121 @@ impl ValueOp {
                     v & ((1u32 << width) - 1)
                 }
             }
+            ValueOp::SignedField { lo, width } => {
+                let v = a[0] >> lo;
+                match width {
+                    0 => 0,
+                    w if w >= 32 => v,
+                    w => sext(v, u32::from(w)) as u32,
+                }
+            }
+            ValueOp::And => a[0] & a[1],
+            ValueOp::Shl => a[0] << (a[1] & 31),
+            ValueOp::Shr => a[0] >> (a[1] & 31),
+            ValueOp::Asr => ((a[0] as i32) >> (a[1] & 31)) as u32,
         }
     }
+}
+
+/// f32 256.0 and 1/256: the scale of the 8.8 fixed point.
+const F32_256: u32 = 0x4380_0000;
+const F32_1_256: u32 = 0x3b80_0000;
+
+/// The LOD-query channel `x` is `F32ToI32(FMul(result, 256))` of: the result's channel.
+fn fixed_point_lod(x: &Value) -> Option<u8> {
+    let Value::Op {
+        op: ValueOp::F32ToI32,
+        args,
+    } = x
+    else {
+        return None;
+    };
+    scaled_lod(args.first()?, F32_256)
+}
+
+/// `x` is `FMul(result.c, scale)` with c a LOD query's channel (0, 1): c.
+fn scaled_lod(x: &Value, scale: u32) -> Option<u8> {
+    match x {
+        Value::Op {
+            op: ValueOp::FMul,
+            args,
+        } => match args.as_slice() {
+            [Value::Result { channel, .. }, Value::Bits(k)] if *k == scale && *channel < 2 => {
+                Some(*channel)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The canonical form of `op(args)` (symbolic): one spelling per computation, and the
+/// 8.8 fixed-point round trip of a LOD query's result taken back (module documentation).
+fn rewrite(op: ValueOp, args: Vec<Value>) -> Value {
+    use ValueOp as O;
+    let low16 = |x: Value| Value::apply(O::Low16, vec![x]);
+    match (op, args.as_slice()) {
+        (O::Field { lo: 0, width: 16 }, _) => return Value::apply(O::Low16, args),
+        (O::And, [x, Value::Bits(0xffff)]) => return low16(x.clone()),
+        (
+            O::Shr | O::Asr,
+            [Value::Op {
+                op: O::Shl,
+                args: inner,
+            }, Value::Bits(n)],
+        ) => {
+            if let [x, Value::Bits(m)] = inner.as_slice() {
+                let n = n & 31;
+                if n == m & 31 && n > 0 {
+                    let field = if op == O::Shr {
+                        O::Field {
+                            lo: 0,
+                            width: 32 - n as u8,
+                        }
+                    } else {
+                        O::SignedField {
+                            lo: 0,
+                            width: 32 - n as u8,
+                        }
+                    };
+                    return Value::apply(field, vec![x.clone()]);
+                }
+            }
+        }
+        // A 16-bit field is non-negative: signed and unsigned conversions agree.
+        (O::I32ToF32, [x @ Value::Op { op: O::Low16, .. }]) => {
+            return Value::apply(O::U32ToF32, vec![x.clone()])
+        }
+        // The clamped LOD (channel 0) read as u16, the unclamped (channel 1) as s16.
+        (
+            O::U32ToF32,
+            [Value::Op {
+                op: O::Low16,
+                args: a,
+            }],
+        )
+        | (
+            O::I32ToF32,
+            [Value::Op {
+                op: O::SignedField { lo: 0, width: 16 },
+                args: a,
+            }],
+        ) => {
+            let want = if op == O::U32ToF32 { 0 } else { 1 };
+            if let [Value::Op { args: scaled, .. }] = a.as_slice() {
+                if fixed_point_lod(&a[0]) == Some(want) {
+                    return scaled[0].clone();
+                }
+            }
+        }
+        (O::FMul, [x, Value::Bits(F32_1_256)]) if scaled_lod(x, F32_256).is_some() => {
+            if let Value::Op { args: inner, .. } = x {
+                return inner[0].clone();
+            }
+        }
+        _ => {}
+    }
+    Value::Op { op, args }
 }
 
 impl Value {
@@ -225,7 +387,7 @@ impl Value {
             // Symbolic operands first, so `min(x, c)` and `min(c, x)` read the same.
             args.sort_by_key(|v| matches!(v, Value::Bits(_)));
         }
-        Value::Op { op, args }
+        rewrite(op, args)
     }
 
     /// The bit pattern, when concrete.
@@ -355,6 +517,16 @@ pub enum LodReq {
         /// d(coordinate)/dy.
         dy: Vec<Value>,
     },
+    /// Implicit derivatives of a quad the program built in registers (NVIDIA `TEX.NDV`
+    /// between `SAM` and `RAM`, coarse): lane 1 − lane 0 along x, lane 2 − lane 0 along y,
+    /// each an f32 difference. Compared with a source's [`LodReq::Grad`] within the
+    /// tolerance of [`quad_gradients_agree`].
+    QuadDerivatives {
+        /// Lane 1 − lane 0, per coordinate.
+        dx: Vec<Value>,
+        /// Lane 2 − lane 0, per coordinate.
+        dy: Vec<Value>,
+    },
 }
 
 impl LodReq {
@@ -469,7 +641,7 @@ impl Request {
         let opt = |v: &Option<Value>| v.as_ref().map_or("none".to_string(), |v| v.to_string());
         out.push(("array layer".to_string(), opt(&self.layer)));
         match &self.lod {
-            LodReq::Grad { dx, dy } => {
+            LodReq::Grad { dx, dy } | LodReq::QuadDerivatives { dx, dy } => {
                 out.push((
                     "lod".to_string(),
                     format!("gradients ({} per axis)", dx.len()),
@@ -672,6 +844,13 @@ pub struct Machine {
     pub written: IndexSet<Reg>,
     /// The requests made so far, in order.
     pub requests: Vec<Located>,
+    /// The id of the first request and the step between ids ((0, 1); quad lane `l` of a
+    /// quad run numbers its requests `l`, `l + 4`, ...).
+    pub request_ids: (usize, usize),
+    /// Whether writes now happen inside a `SAM`/`RAM` region (quad runs).
+    pub in_quad_region: bool,
+    /// Registers whose last write happened inside a `SAM`/`RAM` region.
+    pub quad_region_writes: IndexSet<Reg>,
 }
 
 /// A request and where its instruction was read.
@@ -691,6 +870,9 @@ impl Machine {
             regs: IndexMap::new(),
             written: IndexSet::new(),
             requests: Vec::new(),
+            request_ids: (0, 1),
+            in_quad_region: false,
+            quad_region_writes: IndexSet::new(),
         }
     }
 
@@ -704,6 +886,11 @@ impl Machine {
 
     /// Writes `v` to `r`.
     pub fn write(&mut self, r: Reg, v: Value) {
+        if self.in_quad_region {
+            self.quad_region_writes.insert(r);
+        } else {
+            self.quad_region_writes.shift_remove(&r);
+        }
         self.written.insert(r);
         self.regs.insert(r, v);
     }
@@ -711,12 +898,12 @@ impl Machine {
     /// Records a request; its index is what its results name.
     pub fn request(&mut self, request: Request, at: String) -> usize {
         self.requests.push(Located { request, at });
-        self.requests.len() - 1
+        self.request_ids.0 + self.request_ids.1 * (self.requests.len() - 1)
     }
 
     /// The index the next request will get.
     pub fn next_request(&self) -> usize {
-        self.requests.len()
+        self.request_ids.0 + self.request_ids.1 * self.requests.len()
     }
 }
 
@@ -958,7 +1145,84 @@ fn same_cube_direction(a: &[Value], b: &[Value]) -> bool {
         .all(|(x, y)| (x - y).abs() <= 2.0 * f64::from(f32::EPSILON))
 }
 
+/// The f32 unit in the last place at magnitude `x` (normal numbers: `2^(⌊log2 x⌋ − 23)`;
+/// below the normal range the subnormal spacing `2^-149`).
+fn ulp32(x: f64) -> f64 {
+    let x = x.abs();
+    if x < f64::from(f32::MIN_POSITIVE) {
+        2f64.powi(-149)
+    } else {
+        2f64.powi(x.log2().floor() as i32 - 23)
+    }
+}
+
+/// Tolerance of a cube direction rebuilt from a quad, per component of the direction
+/// normalised by its largest magnitude: 4 ulp of 1.0 (see [`quad_gradients_agree`]).
+const CUBE_QUAD_TOLERANCE: f64 = 4.0 * f32::EPSILON as f64;
+
+/// Whether the implicit derivatives of a quad built in registers (`t`,
+/// [`LodReq::QuadDerivatives`]) are the gradients `s` asks for ([`LodReq::Grad`]).
+///
+/// The quad is lane 0 = `c`, lane 1 = `c ⊕ dx`, lane 2 = `c ⊕ dy` (f32 additions, ptxas's
+/// `FSWZADD`), and its derivatives are f32 differences `(c ⊕ d) ⊖ c`: not `d` bit for bit.
+/// Each rounds once, so per coordinate `i` they agree when
+/// `|t_i − d_i| ≤ ulp(|c_i| + |d_i|) + ulp(t_i)` (each term twice the half-ulp bound of one
+/// rounding; `ulp` of an f32 magnitude: `2^(⌊log2 x⌋ − 23)`). On cubes each lane's coordinates are
+/// normalised by their own largest magnitude before the sample (a positive scale per lane,
+/// which the cube face projection ignores): there the directions `c + d` (source, exact) and
+/// `t_c + t_d` (target) must agree after normalising, within 4 ulp of 1.0 per component
+/// (the addition's rounding, `MUFU.RCP`'s approximation, the
+/// product's and the difference's rounding). Symbolic values never agree here (they are
+/// compared structurally instead).
+pub fn quad_gradients_agree(s: &Request, t: &Request) -> bool {
+    let (LodReq::Grad { dx: sdx, dy: sdy }, LodReq::QuadDerivatives { dx: tdx, dy: tdy }) =
+        (&s.lod, &t.lod)
+    else {
+        return false;
+    };
+    let f = |v: &[Value]| -> Option<Vec<f64>> {
+        v.iter()
+            .map(|x| x.bits().map(|b| f64::from(f32::from_bits(b))))
+            .collect()
+    };
+    let (Some(sc), Some(tc), Some(sdx), Some(sdy), Some(tdx), Some(tdy)) =
+        (f(&s.coords), f(&t.coords), f(sdx), f(sdy), f(tdx), f(tdy))
+    else {
+        return false;
+    };
+    let n = sc.len();
+    if [tc.len(), sdx.len(), sdy.len(), tdx.len(), tdy.len()] != [n; 5] {
+        return false;
+    }
+    let cube = matches!(
+        (s.dim, t.dim),
+        (
+            Some(Dimension::Known { dim: Dim::Cube, .. }),
+            Some(Dimension::Known { dim: Dim::Cube, .. })
+        )
+    ) && n == 3;
+    let axes = [(&sdx, &tdx), (&sdy, &tdy)];
+    let agree = axes.into_iter().all(|(sd, td)| {
+        if cube {
+            let p: Vec<f64> = sc.iter().zip(sd.iter()).map(|(c, d)| c + d).collect();
+            let q: Vec<f64> = tc.iter().zip(td.iter()).map(|(c, d)| c + d).collect();
+            let norm = |v: &[f64]| {
+                let m = v.iter().fold(0f64, |m, x| m.max(x.abs()));
+                v.iter().map(|x| x / m).collect::<Vec<_>>()
+            };
+            let (np, nq) = (norm(&p), norm(&q));
+            np.iter()
+                .zip(&nq)
+                .all(|(x, y)| (x - y).abs() <= CUBE_QUAD_TOLERANCE)
+        } else {
+            (0..n).all(|i| (td[i] - sd[i]).abs() <= ulp32(sc[i].abs() + sd[i].abs()) + ulp32(td[i]))
+        }
+    });
+    agree
+}
+
 fn diff_requests(s: &Request, t: &Request) -> Vec<FieldDiff> {
+    let quad_ok = quad_gradients_agree(s, t) || quad_gradients_agree(t, s);
     let cube = matches!(
         (s.dim, t.dim),
         (
@@ -973,6 +1237,9 @@ fn diff_requests(s: &Request, t: &Request) -> Vec<FieldDiff> {
     let mut out = Vec::new();
     for (k, v) in &sf {
         if cube && k.starts_with("coordinate ") {
+            continue;
+        }
+        if quad_ok && (k == "lod" || k.starts_with("gradient ")) {
             continue;
         }
         let other = tmap.get(k.as_str()).copied().unwrap_or("absent");
@@ -1104,6 +1371,12 @@ pub fn compare_with(
     map: &dyn Fn(Reg) -> Option<Reg>,
     seed: u64,
 ) -> Result<CheckReport, Error> {
+    let quad = |isa: Isa, p: &[u8]| -> Result<bool, Error> {
+        Ok(isa == Isa::Nvidia && nvidia::uses_quad(p)?)
+    };
+    if quad(from, source)? || quad(to, target)? {
+        return compare_quad(from, source, to, target, bindings, map, seed);
+    }
     let src = run(from, source, InitialFile::random(seed), bindings)?;
     let mut tinit = InitialFile {
         values: IndexMap::new(),
@@ -1117,6 +1390,95 @@ pub fn compare_with(
     }
     let tgt = run(to, target, tinit, bindings)?;
     Ok(compare_executions(from, &src, to, &tgt, map, seed))
+}
+
+/// The salt of quad lane `l`'s source registers (lane 0 draws what a one-lane check draws).
+fn lane_salt(l: usize) -> u64 {
+    if l == 0 {
+        0
+    } else {
+        splitmix(0x9ad_0000 + l as u64)
+    }
+}
+
+/// Runs `isa`'s model over `program` once per quad lane (NVIDIA programs with quad
+/// operations: across the quad, [`nvidia::run_quad`]).
+fn run_lanes(
+    isa: Isa,
+    program: &[u8],
+    inits: [InitialFile; 4],
+    bindings: &Bindings,
+) -> Result<[Execution; 4], Error> {
+    if isa == Isa::Nvidia && nvidia::uses_quad(program)? {
+        return nvidia::run_quad(program, inits, bindings);
+    }
+    let [a, b, c, d] = inits;
+    Ok([
+        run(isa, program, a, bindings)?,
+        run(isa, program, b, bindings)?,
+        run(isa, program, c, bindings)?,
+        run(isa, program, d, bindings)?,
+    ])
+}
+
+/// [`compare_with`] for programs with quad operations: four lanes, each from its own random
+/// source registers; the target's lane `l` must ask for each of its requests what the
+/// source asks in lane `l`, and leave lane `l`'s values in the source's registers.
+fn compare_quad(
+    from: Isa,
+    source: &[u8],
+    to: Isa,
+    target: &[u8],
+    bindings: &Bindings,
+    map: &dyn Fn(Reg) -> Option<Reg>,
+    seed: u64,
+) -> Result<CheckReport, Error> {
+    let sinits = [0, 1, 2, 3].map(|l| InitialFile {
+        values: IndexMap::new(),
+        seed,
+        salt: lane_salt(l),
+    });
+    let src = run_lanes(from, source, sinits, bindings)?;
+    let tinits = [0, 1, 2, 3].map(|l| {
+        let mut t = InitialFile {
+            values: IndexMap::new(),
+            seed,
+            salt: 0x7a26_e7d1_5eed_0001 ^ lane_salt(l),
+        };
+        for (r, v) in &src[l].init.values {
+            if let Some(tr) = map(*r) {
+                t.values.entry(tr).or_insert(*v);
+            }
+        }
+        t
+    });
+    let tgt = run_lanes(to, target, tinits, bindings)?;
+    let mut report = CheckReport {
+        from,
+        to,
+        seed,
+        pairs: Vec::new(),
+        registers: Vec::new(),
+        registers_compared: 0,
+    };
+    for (l, (s, t)) in src.iter().zip(&tgt).enumerate() {
+        let lane = compare_executions(from, s, to, t, map, seed);
+        for mut p in lane.pairs {
+            p.index = report.pairs.len();
+            for loc in [&mut p.source, &mut p.target].into_iter().flatten() {
+                if !loc.at.contains("quad lane") {
+                    loc.at = format!("{} (lane {l})", loc.at);
+                }
+            }
+            report.pairs.push(p);
+        }
+        for mut r in lane.registers {
+            r.source_reg = format!("{} (lane {l})", r.source_reg);
+            report.registers.push(r);
+        }
+        report.registers_compared += lane.registers_compared;
+    }
+    Ok(report)
 }
 
 /// Compares a program with itself through the identity register map (every model must agree

@@ -10,8 +10,17 @@
 //! them). Where they differ the tool wins: plain TLD4S reads x from Ra and y from **Rb**
 //! (§11, settled with ptxas), not from Ra+1.
 //!
-//! Unverified, and said so: TMML's result order (§11: one public decoder swaps clamped and
-//! unclamped); the short-form targets ptxas never produced (TEXS `LZ.DC ARRAY_2D`, TLDS
+//! TMML (research §11 left its results open; Mesa nouveau `NVC0LoweringPass::handleTXLQ` and
+//! NAK `nak_nir_lower_tex.c`, two compilers that run on the hardware, agree; docs/nvidia.md):
+//! hardware channel 0 is the unclamped LOD, channel 1 the clamped, each 8.8 fixed point in
+//! bits 15:0. The model's definition: the request names channels in DX's order (0 = clamped,
+//! 1 = unclamped: the instruction's mask bits 0 and 1 swapped), and the register of hardware
+//! channel 0 / 1 receives `F32ToI32(FMul(lod, 256))` of the unclamped / clamped LOD, i.e.
+//! `i32(trunc(lod × 256))` (the hardware's upper 16 bits and its rounding are unverified;
+//! code reading the value through `I2F.S16`/`I2F.U16` does not depend on them). Channels 2
+//! and 3 are undefined on every ISA and read as the result's channels.
+//!
+//! Unverified, and said so: the short-form targets ptxas never produced (TEXS `LZ.DC ARRAY_2D`, TLDS
 //! `LL 1D`, `LL 2D`, `LL.AOFFI 2D`) follow the observed split rule; `.PTP` offsets are read
 //! as 6-bit fields per byte, byte `2i + c` = texel i component c (Mesa NAK's packing); the
 //! `.LC` clamp is the u4.8 value of bits 27:16 of Ra+0 (seed), reported as an f32.
@@ -21,15 +30,19 @@
 //! channels to Rd0, Rd0+1 and the next two to Rd1, Rd1+1. A guarded instruction (`@P0`) is
 //! evaluated as if its guard held.
 //!
-//! ALU instructions evaluated: `MOV` (register, constant bank, immediate; lane mask 0xf
-//! only), `MOV32I`, `I2F`, `F2I`, `I2I`, `FMUL`, `FMNMX`, `MUFU.RCP`. `NOP`, `EXIT` and
-//! `RET` are skipped; listing directives, labels and comments too. Binary ALU words are
-//! decoded for the encodings the corpus listings show next to their text (MOV, MOV32I,
-//! I2I, I2F, FMUL, FMNMX, MUFU, NOP, EXIT); any other word is an error.
+//! ALU instructions evaluated: `MOV` (register, constant bank, immediate), `MOV32I`, `I2F`,
+//! `F2I`, `I2I`, `FMUL`, `FMNMX`, `MUFU.RCP`, and the quad operations of ptxas's gradient
+//! emulation (research §5.1): `SAM`, `RAM`, `SHFL.IDX` within a quad (c = 0x1c03),
+//! `FSWZADD` (lane codes as nvdisasm prints them: `PP` a + b, `NP` b − a, `PN` a − b, `ZP` b,
+//! lane 0 first), `MOV` with a lane mask. A program with quad operations runs per quad
+//! ([`run_quad`]). `NOP`, `EXIT` and `RET` are skipped; listing directives, labels and
+//! comments too. Binary ALU words are decoded for the encodings the corpus listings show
+//! next to their text (MOV, MOV32I, I2I, I2F, FMUL, FMNMX, MUFU, NOP, EXIT, SAM, RAM, SHFL,
+//! FSWZADD); any other word is an error.
 
 use crate::check::{
-    imm_offsets, resource_id, sext, Error, Execution, InitialFile, LodReq, Machine, Offsets, ReqOp,
-    Request, ResourceId, Role, Value, ValueOp,
+    imm_offsets, resource_id, sext, Error, Execution, InitialFile, Located, LodReq, Machine,
+    Offsets, ReqOp, Request, ResourceId, Role, Value, ValueOp,
 };
 use crate::ir::{Dim, Dimension, Isa, Reg, RegFile};
 use crate::isa::nvidia::table::OpClass;
@@ -433,7 +446,12 @@ pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) ->
     };
     r.reference = get(Slot::Ref);
     r.sample_index = get(Slot::Sample);
-    r.channels = inst.mask;
+    // TMML: hardware channels 0 and 1 are the IR's 1 and 0 (module documentation).
+    let tmml = inst.op == OpClass::TMML;
+    let semantic = |c: u8| if tmml && c < 2 { 1 - c } else { c };
+    r.channels = (0..4u8)
+        .filter(|c| inst.mask & (1 << c) != 0)
+        .fold(0, |acc, c| acc | 1 << semantic(c));
     r.residency = inst.sparse != 7 && !inst.op.is_short();
     let k = m.request(r, at.to_string());
     // Destinations.
@@ -450,11 +468,23 @@ pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) ->
                 format!("destination from R{base} runs past R254"),
             ));
         }
+        let result = Value::Result {
+            request: k,
+            channel: semantic(c),
+        };
         m.write(
             gpr(n),
-            Value::Result {
-                request: k,
-                channel: c,
+            if tmml && c < 2 {
+                // 8.8 fixed point: i32(trunc(lod × 256)).
+                Value::apply(
+                    ValueOp::F32ToI32,
+                    vec![Value::apply(
+                        ValueOp::FMul,
+                        vec![result, Value::Bits(256f32.to_bits())],
+                    )],
+                )
+            } else {
+                result
             },
         );
         Ok(())
@@ -521,9 +551,11 @@ pub(crate) struct Alu {
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum AluKind {
     Mov,
-    /// I2F: source signed?
+    /// I2F: source signed? `src16`: a 16-bit source, bits 15:0 of the register (`.S16`,
+    /// `.U16`).
     I2F {
         signed: bool,
+        src16: bool,
     },
     /// F2I: destination signed, rounding (0 RNE, 1 floor, 2 ceil, 3 trunc); `dst16`: a
     /// 16-bit destination, saturated (`F2I.U16.F32`).
@@ -545,7 +577,40 @@ enum AluKind {
         min: bool,
     },
     Rcp,
+    /// `SAM`: every quad lane active (helpers included) until `RAM`.
+    Sam,
+    /// `RAM`: the active mask restored.
+    Ram,
+    /// `SHFL.IDX PT, d, a, lane, 0x1c03`: `a` of quad lane `lane & 3`.
+    Shfl,
+    /// `FSWZADD d, a, b, ops`: per quad lane (0 first) the 2-bit code 0 `a + b` (PP),
+    /// 1 `b - a` (NP), 2 `a - b` (PN), 3 `b` (ZP).
+    Fswz {
+        ops: [u8; 4],
+    },
+    /// `MOV d, b, mask`: a move in the quad lanes whose bit is set in `mask`.
+    MovLanes {
+        mask: u8,
+    },
 }
+
+impl AluKind {
+    /// Whether it works across the lanes of a quad (the program is then run per quad).
+    fn is_quad(self) -> bool {
+        matches!(
+            self,
+            AluKind::Sam
+                | AluKind::Ram
+                | AluKind::Shfl
+                | AluKind::Fswz { .. }
+                | AluKind::MovLanes { .. }
+        )
+    }
+}
+
+/// The letters nvidia prints for a 2-bit `FSWZADD` code (lane 0 first): the factors of a
+/// and b.
+const FSWZ_CODES: [&str; 4] = ["PP", "NP", "PN", "ZP"];
 
 fn read_src(m: &mut Machine, o: &Operand, role: Role, float: bool) -> Value {
     let v = match o.src {
@@ -577,8 +642,15 @@ fn alu(m: &mut Machine, a: &Alu) {
     use ValueOp as O;
     let v = match a.kind {
         AluKind::Mov => read_src(m, &a.srcs[0], Role::Float, false),
-        AluKind::I2F { signed } => read_src(m, &a.srcs[0], Role::SmallInt, false)
-            .unary(if signed { O::I32ToF32 } else { O::U32ToF32 }),
+        AluKind::I2F { signed, src16 } => {
+            let x = read_src(m, &a.srcs[0], Role::SmallInt, false);
+            let x = match (src16, signed) {
+                (false, _) => x,
+                (true, false) => x.unary(O::Low16),
+                (true, true) => x.unary(O::SignedField { lo: 0, width: 16 }),
+            };
+            x.unary(if signed { O::I32ToF32 } else { O::U32ToF32 })
+        }
         AluKind::F2I {
             signed,
             round,
@@ -637,9 +709,35 @@ fn alu(m: &mut Machine, a: &Alu) {
             Value::apply(if min { O::FMin } else { O::FMax }, vec![x, y])
         }
         AluKind::Rcp => read_src(m, &a.srcs[0], Role::Float, true).unary(O::FRcp),
+        // Lane-independent meaning in a one-lane run (`run` only sees these in programs that
+        // use no quad operation; `run_quad` evaluates them across the quad).
+        AluKind::Sam | AluKind::Ram => return,
+        AluKind::Shfl | AluKind::MovLanes { .. } => read_src(m, &a.srcs[0], Role::Float, false),
+        AluKind::Fswz { ops } => fswz(m, a, ops[0]),
     };
     if a.rd != RZ {
         m.write(gpr(u32::from(a.rd)), v);
+    }
+}
+
+/// `SAM` (`set`) or `RAM`.
+fn mask_change(set: bool) -> Alu {
+    Alu {
+        rd: RZ,
+        kind: if set { AluKind::Sam } else { AluKind::Ram },
+        srcs: vec![],
+    }
+}
+
+/// One lane's `FSWZADD` result for 2-bit code `code`.
+fn fswz(m: &mut Machine, a: &Alu, code: u8) -> Value {
+    let x = read_src(m, &a.srcs[0], Role::Float, true);
+    let y = read_src(m, &a.srcs[1], Role::Float, true);
+    match code & 3 {
+        0 => Value::apply(ValueOp::FAdd, vec![x, y]),
+        1 => Value::apply(ValueOp::FSub, vec![y, x]),
+        2 => Value::apply(ValueOp::FSub, vec![x, y]),
+        _ => y,
     }
 }
 
@@ -705,12 +803,28 @@ fn parse_alu(text: &str) -> Result<Option<Alu>, String> {
     if matches!(base, "NOP" | "EXIT" | "RET") && operands.is_empty() {
         return Ok(None);
     }
+    if matches!(base, "SAM" | "RAM") && operands.is_empty() && mods.is_empty() {
+        return Ok(Some(mask_change(base == "SAM")));
+    }
     let ops: Vec<&str> = if operands.is_empty() {
         vec![]
     } else {
         operands.split(',').map(str::trim).collect()
     };
-    let float = matches!(base, "FMUL" | "FMNMX" | "MUFU" | "F2I");
+    // SHFL writes a predicate first (`SHFL.IDX PT, R8, …`): only PT is modelled.
+    let ops: Vec<&str> = if base == "SHFL" {
+        match ops.split_first() {
+            Some((&"PT", rest)) => rest.to_vec(),
+            _ => {
+                return Err(format!(
+                    "`{text}`: a SHFL predicate other than PT is not modelled"
+                ))
+            }
+        }
+    } else {
+        ops
+    };
+    let float = matches!(base, "FMUL" | "FMNMX" | "MUFU" | "F2I" | "FSWZADD");
     let bad = || format!("cannot read `{text}`");
     let rd = ops
         .first()
@@ -728,21 +842,51 @@ fn parse_alu(text: &str) -> Result<Option<Alu>, String> {
         }
     };
     let (kind, srcs) = match base {
+        "MOV" if ops.len() == 3 => {
+            known_mods(&[])?;
+            let mask = ops[2]
+                .strip_prefix("0x")
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .filter(|m| *m <= 0xf)
+                .ok_or_else(bad)?;
+            if mask == 0xf {
+                (AluKind::Mov, vec![src(1)?])
+            } else {
+                (AluKind::MovLanes { mask }, vec![src(1)?])
+            }
+        }
         "MOV" | "MOV32I" => {
             known_mods(&[])?;
-            if ops.len() == 3 && ops[2] != "0xf" {
-                return Err(format!(
-                    "`{text}`: a MOV with lane mask {} is not modelled",
-                    ops[2]
-                ));
-            }
             (AluKind::Mov, vec![src(1)?])
         }
+        "SHFL" => {
+            known_mods(&["IDX"])?;
+            if mods != ["IDX"] || ops.get(3).copied() != Some("0x1c03") {
+                return Err(format!(
+                    "`{text}`: only SHFL.IDX within a quad (c = 0x1c03) is modelled"
+                ));
+            }
+            (AluKind::Shfl, vec![src(1)?, src(2)?])
+        }
+        "FSWZADD" => {
+            known_mods(&["NDV"])?;
+            let letters = ops.get(3).copied().unwrap_or("");
+            let mut codes = [0u8; 4];
+            if letters.len() != 8 {
+                return Err(bad());
+            }
+            for (l, code) in codes.iter_mut().enumerate() {
+                let pair = &letters[2 * l..2 * l + 2];
+                *code = FSWZ_CODES.iter().position(|c| *c == pair).ok_or_else(bad)? as u8;
+            }
+            (AluKind::Fswz { ops: codes }, vec![src(1)?, src(2)?])
+        }
         "I2F" => {
-            known_mods(&["F32", "S32", "U32", "RN", "FTZ"])?;
+            known_mods(&["F32", "S32", "U32", "S16", "U16", "RN", "FTZ"])?;
             (
                 AluKind::I2F {
-                    signed: !mods.contains(&"U32"),
+                    signed: !mods.contains(&"U32") && !mods.contains(&"U16"),
+                    src16: mods.contains(&"S16") || mods.contains(&"U16"),
                 },
                 vec![src(1)?],
             )
@@ -840,13 +984,42 @@ fn decode_alu(w: u64) -> Result<Option<Alu>, String> {
     }
     let kind_src = match top {
         0x50b0 | 0xe300 => return Ok(None),
+        0xe370 | 0xe380 => return Ok(Some(mask_change(top == 0xe370))),
         0x5c98 | 0x4c98 => {
-            if (w >> 39) & 0xf != 0xf {
+            let mask = ((w >> 39) & 0xf) as u8;
+            let kind = if mask == 0xf {
+                AluKind::Mov
+            } else {
+                AluKind::MovLanes { mask }
+            };
+            (kind, vec![op(second(top == 0x4c98))])
+        }
+        0xef10 if (w >> 48) & 0xf == 0x7 => {
+            // SHFL (PT destination): mode 31:30 = IDX, b immediate when bit 28, c immediate
+            // when bit 29 (34..47).
+            if (w >> 30) & 3 != 0 || (w >> 29) & 1 != 1 || (w >> 34) & 0x1fff != 0x1c03 {
                 return Err(format!(
-                    "word {w:#018x}: a MOV lane mask other than 0xf is not modelled"
+                    "word {w:#018x}: only SHFL.IDX within a quad (c = 0x1c03) is modelled"
                 ));
             }
-            (AluKind::Mov, vec![op(second(top == 0x4c98))])
+            let lane = if (w >> 28) & 1 == 1 {
+                Src::Imm(((w >> 20) & 0x1f) as u32)
+            } else {
+                Src::Reg(rb)
+            };
+            (AluKind::Shfl, vec![op(Src::Reg(ra)), op(lane)])
+        }
+        0x50f8 => {
+            // FSWZADD: codes 35:28 (lane 0 in 35:34), rounding 40:39, FTZ 44, NDV 38.
+            if (w >> 39) & 3 != 0 || (w >> 44) & 1 != 0 {
+                return fail();
+            }
+            let all = ((w >> 28) & 0xff) as u8;
+            let ops = [0, 1, 2, 3].map(|l| (all >> (6 - 2 * l)) & 3);
+            (
+                AluKind::Fswz { ops },
+                vec![op(Src::Reg(ra)), op(Src::Reg(rb))],
+            )
         }
         0x5ce0 | 0x4ce0 => {
             let (dsz, ssz) = ((w >> 8) & 3, (w >> 10) & 3);
@@ -864,12 +1037,20 @@ fn decode_alu(w: u64) -> Result<Option<Alu>, String> {
             )
         }
         0x5cb8 | 0x4cb8 => {
-            if (w >> 8) & 3 != 2 || (w >> 10) & 3 != 2 {
+            // Destination size (bits 8-9) 32; source size (bits 10-11) 16 or 32.
+            // A part select (bits 41-42: `.H1`, `.B1`...), `-` (45) or `|x|` (49) is not
+            // modelled (nvdisasm, bit flips of `I2F.F32.S16 R0, R5`).
+            let ssz = (w >> 10) & 3;
+            if (w >> 8) & 3 != 2 || !(ssz == 1 || ssz == 2) || (w >> 41) & 3 != 0 {
+                return fail();
+            }
+            if (w >> 45) & 1 != 0 || (w >> 49) & 1 != 0 {
                 return fail();
             }
             (
                 AluKind::I2F {
                     signed: (w >> 13) & 1 == 1,
+                    src16: ssz == 1,
                 },
                 vec![op(second(top == 0x4cb8))],
             )
@@ -1082,6 +1263,242 @@ pub(crate) fn execute(
         }
     }
     Ok(())
+}
+
+/// Whether the program uses quad operations (`SAM`, `RAM`, `SHFL`, `FSWZADD`, a lane-masked
+/// `MOV`): its semantics then need the four lanes of a quad ([`run_quad`]).
+pub fn uses_quad(program: &[u8]) -> Result<bool, Error> {
+    Ok(read(program)?
+        .iter()
+        .any(|(_, s)| matches!(s, Step::Alu(a) if a.kind.is_quad())))
+}
+
+/// Runs the model over the four lanes of a quad, lane `l` from `inits[l]` (see the module
+/// documentation of [`crate::check`], "Quads"). Lanes run in lock step; `SHFL.IDX` reads the
+/// lane it names, `FSWZADD` applies each lane's code, a lane-masked `MOV` writes its lanes
+/// only. A texture instruction between `SAM` and `RAM` with implicit LOD takes the quad's
+/// coarse implicit derivatives: lane 1 − lane 0 along x, lane 2 − lane 0 along y
+/// ([`LodReq::QuadDerivatives`]).
+///
+/// Each lane's [`Execution`] lists the requests that lane made outside `SAM`/`RAM`, and the
+/// requests whose results its registers written last outside `SAM`/`RAM` hold at the end (a
+/// helper lane's sample that no lane keeps is no request of any lane), in the order they
+/// were made.
+pub fn run_quad(
+    program: &[u8],
+    inits: [InitialFile; 4],
+    bindings: &Bindings,
+) -> Result<[Execution; 4], Error> {
+    let steps = read(program)?;
+    let mut lanes: Vec<Machine> = inits
+        .into_iter()
+        .enumerate()
+        .map(|(l, init)| {
+            let mut m = Machine::new(init);
+            m.request_ids = (l, 4);
+            m
+        })
+        .collect();
+    let mut depth = 0usize;
+    let mut helper: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    for (at, step) in &steps {
+        for m in lanes.iter_mut() {
+            m.in_quad_region = depth > 0;
+        }
+        match step {
+            Step::Texture(inst) => {
+                let first = lanes[0].next_request();
+                for m in lanes.iter_mut() {
+                    texture(m, inst, bindings, at)?;
+                }
+                if depth > 0 {
+                    helper.extend(first..first + 4);
+                    let coords: Vec<Vec<Value>> = lanes
+                        .iter()
+                        .map(|m| {
+                            m.requests
+                                .last()
+                                .map_or(Vec::new(), |r| r.request.coords.clone())
+                        })
+                        .collect();
+                    let diff = |a: usize, b: usize| -> Vec<Value> {
+                        coords[a]
+                            .iter()
+                            .zip(&coords[b])
+                            .map(|(x, y)| Value::apply(ValueOp::FSub, vec![x.clone(), y.clone()]))
+                            .collect()
+                    };
+                    let (dx, dy) = (diff(1, 0), diff(2, 0));
+                    for m in lanes.iter_mut() {
+                        if let Some(r) = m.requests.last_mut() {
+                            if r.request.lod == LodReq::Implicit {
+                                r.request.lod = LodReq::QuadDerivatives {
+                                    dx: dx.clone(),
+                                    dy: dy.clone(),
+                                };
+                            }
+                        }
+                    }
+                }
+            }
+            Step::Alu(a) => match a.kind {
+                AluKind::Sam => depth += 1,
+                AluKind::Ram => {
+                    depth = depth
+                        .checked_sub(1)
+                        .ok_or_else(|| Error::model(ISA, at, "RAM without a SAM before it"))?
+                }
+                AluKind::Shfl => {
+                    let vals: Vec<Value> = lanes
+                        .iter_mut()
+                        .map(|m| read_src(m, &a.srcs[0], Role::Float, false))
+                        .collect();
+                    for m in lanes.iter_mut() {
+                        let lane = match read_src(m, &a.srcs[1], Role::SmallInt, false) {
+                            Value::Bits(b) => (b & 3) as usize,
+                            other => {
+                                return Err(Error::model(
+                                    ISA,
+                                    at,
+                                    format!("SHFL lane {other} is not a known number"),
+                                ))
+                            }
+                        };
+                        if a.rd != RZ {
+                            m.write(gpr(u32::from(a.rd)), vals[lane].clone());
+                        }
+                    }
+                }
+                AluKind::Fswz { ops } => {
+                    for (l, m) in lanes.iter_mut().enumerate() {
+                        let v = fswz(m, a, ops[l]);
+                        if a.rd != RZ {
+                            m.write(gpr(u32::from(a.rd)), v);
+                        }
+                    }
+                }
+                AluKind::MovLanes { mask } => {
+                    for (l, m) in lanes.iter_mut().enumerate() {
+                        if mask & (1 << l) != 0 {
+                            alu(
+                                m,
+                                &Alu {
+                                    rd: a.rd,
+                                    kind: AluKind::Mov,
+                                    srcs: a.srcs.clone(),
+                                },
+                            );
+                        }
+                    }
+                }
+                _ => {
+                    for m in lanes.iter_mut() {
+                        alu(m, a);
+                    }
+                }
+            },
+        }
+    }
+    let all: Vec<Vec<Located>> = lanes.iter().map(|m| m.requests.clone()).collect();
+    let get = |id: usize| &all[id % 4][id / 4];
+    let mut out = Vec::with_capacity(4);
+    for (l, m) in lanes.into_iter().enumerate() {
+        let mut ids: std::collections::BTreeSet<(usize, usize)> = (0..m.requests.len())
+            .map(|i| l + 4 * i)
+            .filter(|id| !helper.contains(id))
+            .map(|id| (id / 4, id % 4))
+            .collect();
+        let kept = m
+            .regs
+            .iter()
+            .filter(|(r, _)| !m.quad_region_writes.contains(*r));
+        for (_, v) in kept {
+            results_of(v, &mut |id| {
+                ids.insert((id / 4, id % 4));
+            });
+        }
+        let order: Vec<usize> = ids.into_iter().map(|(i, l)| 4 * i + l).collect();
+        let renumber: std::collections::HashMap<usize, usize> =
+            order.iter().enumerate().map(|(k, id)| (*id, k)).collect();
+        let requests = order
+            .iter()
+            .map(|id| {
+                let mut r = get(*id).clone();
+                r.at = format!("{} (quad lane {})", r.at, id % 4);
+                renumber_request(&mut r.request, &renumber);
+                r
+            })
+            .collect();
+        let regs = m
+            .regs
+            .into_iter()
+            .map(|(k, v)| (k, renumbered(v, &renumber)))
+            .collect();
+        out.push(Execution {
+            requests,
+            regs,
+            written: m.written,
+            init: m.init,
+        });
+    }
+    out.try_into()
+        .map_err(|_| Error::model(ISA, "input", "a quad has four lanes"))
+}
+
+/// Calls `f` on the request id of every result `v` holds.
+fn results_of(v: &Value, f: &mut impl FnMut(usize)) {
+    match v {
+        Value::Bits(_) => {}
+        Value::Result { request, .. } => f(*request),
+        Value::Op { args, .. } => args.iter().for_each(|a| results_of(a, f)),
+    }
+}
+
+/// `v` with its result ids renumbered (ids not in `map` unchanged).
+fn renumbered(v: Value, map: &std::collections::HashMap<usize, usize>) -> Value {
+    match v {
+        Value::Result { request, channel } => Value::Result {
+            request: map.get(&request).copied().unwrap_or(request),
+            channel,
+        },
+        Value::Op { op, args } => Value::Op {
+            op,
+            args: args.into_iter().map(|a| renumbered(a, map)).collect(),
+        },
+        b => b,
+    }
+}
+
+fn renumber_request(r: &mut Request, map: &std::collections::HashMap<usize, usize>) {
+    let f = |v: &mut Value| *v = renumbered(v.clone(), map);
+    r.coords.iter_mut().for_each(f);
+    for v in [
+        &mut r.layer,
+        &mut r.min_lod,
+        &mut r.reference,
+        &mut r.sample_index,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        f(v);
+    }
+    match &mut r.lod {
+        LodReq::Bias(v) | LodReq::Level(v) => f(v),
+        LodReq::Grad { dx, dy } | LodReq::QuadDerivatives { dx, dy } => {
+            dx.iter_mut().chain(dy.iter_mut()).for_each(f)
+        }
+        LodReq::Implicit | LodReq::Zero => {}
+    }
+    match &mut r.offsets {
+        Offsets::Dynamic(v) => v.iter_mut().for_each(f),
+        Offsets::Packed(v) => f(v),
+        Offsets::None | Offsets::Imm(_) | Offsets::PerTexel(_) => {}
+    }
+    r.mcs.iter_mut().for_each(f);
+    if let ResourceId::Handle(h) = &mut r.resource {
+        f(h);
+    }
 }
 
 /// Runs the model over a whole program.

@@ -49,6 +49,15 @@ impl Display for AluOp {
             AluOp::FMul => "fmul",
             AluOp::FMaxAbs => "fmax_abs",
             AluOp::FRcp => "frcp",
+            AluOp::I16ToF32 => "i16_to_f32",
+            AluOp::U16ToF32 => "u16_to_f32",
+            AluOp::FMaxRightAbs => "fmax_right_abs",
+            AluOp::SetActiveMask => "set_active_mask",
+            AluOp::RestoreActiveMask => "restore_active_mask",
+            AluOp::QuadBroadcast => "quad_broadcast",
+            AluOp::QuadAddX => "quad_add_x",
+            AluOp::QuadAddY => "quad_add_y",
+            AluOp::MovLanes => "mov_lanes",
         })
     }
 }

@@ -607,6 +607,62 @@ pub enum AluOp {
     FMaxAbs,
     /// `dst = 1 / src0`, f32.
     FRcp,
+    // LOD-query fixed point (lower_queries: NVIDIA TMML's 8.8 results, docs/nvidia.md).
+    /// `dst = f32(sign_extend(src0[15:0]))`: the signed 16-bit integer in the low half of
+    /// `src0` (the upper half ignored).
+    I16ToF32,
+    /// `dst = f32(src0[15:0])`: the unsigned 16-bit integer in the low half of `src0` (the
+    /// upper half ignored).
+    U16ToF32,
+    /// `dst = max(src0, |src1|)`, f32: the second step of ptxas's cube normalisation
+    /// (`FMNMX R, R, |R|, !PT`, research/nvidia.md §3 "cube-norm").
+    FMaxRightAbs,
+    // --- Quad operations (NVIDIA only; the gradient emulation `emulate_grad_quad`). Lane
+    // `i` of a quad is `laneid & 3`: 0 top left, 1 top right, 2 bottom left, 3 bottom right.
+    /// Every lane of the quad active, helpers included, until [`AluOp::RestoreActiveMask`]
+    /// (SM50 `SAM`); no operands, `dst` is `Scalar::Zero`.
+    SetActiveMask,
+    /// The active mask from before [`AluOp::SetActiveMask`] (SM50 `RAM`); no operands.
+    RestoreActiveMask,
+    /// `dst = src0` as quad lane `src1` holds it, in every lane of the quad (SM50
+    /// `SHFL.IDX PT, d, a, lane, 0x1c03`); `src1` is `Scalar::Zero` for lane 0 or an
+    /// immediate lane 1..3.
+    QuadBroadcast,
+    /// `dst = src1 + src0` in quad lanes 1 and 3, `dst = src1` in lanes 0 and 2 (SM50
+    /// `FSWZADD.NDV d, a, b, ZPPPZPPP`): a coordinate moved by its x derivative where the
+    /// quad steps in x.
+    QuadAddX,
+    /// `dst = src1 + src0` in quad lanes 2 and 3, `dst = src1` in lanes 0 and 1 (SM50
+    /// `FSWZADD.NDV d, a, b, ZPZPPPPP`): the same along y.
+    QuadAddY,
+    /// `dst = src0` in the quad lanes whose bit is set in the immediate `src1` (1..=0xe),
+    /// unchanged elsewhere (SM50 `MOV d, b, mask`).
+    MovLanes,
+}
+
+impl AluOp {
+    /// Whether the op exists only on NVIDIA (the quad operations of the gradient emulation):
+    /// the DX and vISA backends refuse it.
+    pub fn nvidia_only(self) -> bool {
+        matches!(
+            self,
+            AluOp::SetActiveMask
+                | AluOp::RestoreActiveMask
+                | AluOp::QuadBroadcast
+                | AluOp::QuadAddX
+                | AluOp::QuadAddY
+                | AluOp::MovLanes
+        )
+    }
+}
+
+impl AluOp {
+    /// The source that selects quad lanes rather than holding a value (`QuadBroadcast`'s
+    /// lane, `MovLanes`' mask): an immediate the instruction encodes, never moved into a
+    /// register.
+    pub fn lane_operand(self) -> Option<usize> {
+        matches!(self, AluOp::QuadBroadcast | AluOp::MovLanes).then_some(1)
+    }
 }
 
 /// One ALU instruction: `dst = op(srcs)`.

@@ -166,6 +166,15 @@ fn alu_op(name: &str) -> Option<AluOp> {
         "fmul" => AluOp::FMul,
         "fmax_abs" => AluOp::FMaxAbs,
         "frcp" => AluOp::FRcp,
+        "i16_to_f32" => AluOp::I16ToF32,
+        "u16_to_f32" => AluOp::U16ToF32,
+        "fmax_right_abs" => AluOp::FMaxRightAbs,
+        "set_active_mask" => AluOp::SetActiveMask,
+        "restore_active_mask" => AluOp::RestoreActiveMask,
+        "quad_broadcast" => AluOp::QuadBroadcast,
+        "quad_add_x" => AluOp::QuadAddX,
+        "quad_add_y" => AluOp::QuadAddY,
+        "mov_lanes" => AluOp::MovLanes,
         _ => return None,
     })
 }

@@ -13,5 +13,6 @@ pub(crate) fn parse_table<T: DeserializeOwned>(file: &str, text: &str) -> T {
     }
 }
 
+pub mod files;
 pub mod rules;
 pub mod targets;

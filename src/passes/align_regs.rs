@@ -139,7 +139,11 @@ fn alu_immediates(items: Vec<Item>, ctx: &mut PassContext) -> Vec<Item> {
     for mut item in items {
         if let Item::Alu(a) = &mut item {
             if a.op != AluOp::Mov {
-                for s in a.srcs.iter_mut() {
+                let lanes = a.op.lane_operand();
+                for (i, s) in a.srcs.iter_mut().enumerate() {
+                    if lanes == Some(i) {
+                        continue;
+                    }
                     if let Scalar::Imm(imm) = *s {
                         let tmp = ctx.new_virtual_scalar(imm.ty);
                         out.push(ctx.alu(AluOp::Mov, tmp, vec![*s], a.span));

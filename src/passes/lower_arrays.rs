@@ -25,6 +25,32 @@ fn layer_form(caps: &crate::mappings::targets::TargetCaps, op: TexOp) -> LayerFo
     }
 }
 
+/// ptxas's cube normalisation (research/nvidia.md §3 "cube-norm"): `m = max(|x|, |y|)`,
+/// `m = max(m, |z|)`, `r = 1 / m`, then `out[i] = coord[i] * r` (`FMNMX`, `FMNMX`,
+/// `MUFU.RCP`, 3 × `FMUL`). `out` may be `coord` itself (ptxas multiplies in place).
+pub(crate) fn cube_norm(
+    ctx: &mut PassContext,
+    coord: &[Scalar],
+    out: &[Scalar],
+    span: crate::ir::Span,
+) -> Vec<Item> {
+    let m = ctx.new_virtual();
+    let r = ctx.new_virtual();
+    for v in [m, r] {
+        ctx.virtual_types.insert((v, 0), ScalarType::F32);
+    }
+    let (m, r) = (virtual_reg(m, 0), virtual_reg(r, 0));
+    let mut items = vec![
+        ctx.alu(AluOp::FMaxAbs, m, vec![coord[0], coord[1]], span),
+        ctx.alu(AluOp::FMaxRightAbs, m, vec![m, coord[2]], span),
+        ctx.alu(AluOp::FRcp, r, vec![m], span),
+    ];
+    for (c, o) in coord.iter().zip(out) {
+        items.push(ctx.alu(AluOp::FMul, *o, vec![*c, r], span));
+    }
+    items
+}
+
 /// Runs the pass.
 pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
     expand_tex(items, |mut t| {
@@ -69,33 +95,13 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
             && !matches!(t.lod, Lod::Grad { .. })
             && t.op != TexOp::QuerySize;
         if needs_norm {
-            let m = ctx.new_virtual();
-            ctx.virtual_types.insert((m, 0), ScalarType::F32);
-            let (x, y, z) = (t.coord[0], t.coord[1], t.coord[2]);
-            out.push(ctx.alu(AluOp::FMaxAbs, virtual_reg(m, 0), vec![x, y], t.span));
-            out.push(ctx.alu(
-                AluOp::FMaxAbs,
-                virtual_reg(m, 0),
-                vec![virtual_reg(m, 0), z],
-                t.span,
-            ));
-            out.push(ctx.alu(
-                AluOp::FRcp,
-                virtual_reg(m, 0),
-                vec![virtual_reg(m, 0)],
-                t.span,
-            ));
             let n = ctx.new_virtual();
-            for (i, c) in [x, y, z].into_iter().enumerate() {
-                ctx.virtual_types.insert((n, i as u32), ScalarType::F32);
-                out.push(ctx.alu(
-                    AluOp::FMul,
-                    virtual_reg(n, i as u32),
-                    vec![c, virtual_reg(m, 0)],
-                    t.span,
-                ));
-                t.coord[i] = virtual_reg(n, i as u32);
+            let normed: Vec<Scalar> = (0..3).map(|i| virtual_reg(n, i)).collect();
+            for i in 0..3 {
+                ctx.virtual_types.insert((n, i), ScalarType::F32);
             }
+            out.extend(cube_norm(ctx, &t.coord, &normed, t.span));
+            t.coord = normed;
             ctx.note(
                 t.span,
                 "lower_arrays",

@@ -14,6 +14,7 @@ pub mod bind_resources;
 pub mod canonical_coords;
 pub mod coalesce_moves;
 pub mod drop_hints;
+pub mod emulate_grad_quad;
 pub mod fold_constants;
 pub mod legalize_forms;
 pub mod lower_arrays;
@@ -205,7 +206,7 @@ pub fn virtual_reg(index: u32, sub: u32) -> Scalar {
 }
 
 /// The passes, in the order [`run`] runs them.
-pub const PASSES: [&str; 15] = [
+pub const PASSES: [&str; 16] = [
     "bind_resources",
     "canonical_coords",
     "fold_constants",
@@ -216,6 +217,7 @@ pub const PASSES: [&str; 15] = [
     "map_regs",
     "lower_offsets",
     "lower_arrays",
+    "emulate_grad_quad",
     "lower_queries",
     "lower_simd",
     "align_regs",
@@ -254,6 +256,7 @@ pub fn run_pass(
         "map_regs" => in_place(map_regs::run(&mut items, ctx), items),
         "lower_offsets" => lower_offsets::run(items, ctx),
         "lower_arrays" => lower_arrays::run(items, ctx),
+        "emulate_grad_quad" => emulate_grad_quad::run(items, ctx),
         "lower_queries" => lower_queries::run(items, ctx),
         "lower_simd" => lower_simd::run(items, ctx),
         "align_regs" => align_regs::run(items, ctx),

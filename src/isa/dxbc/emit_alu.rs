@@ -10,12 +10,20 @@
 //! | `U32ToLayer` | `umin …, l(65535)` |
 //! | `FMul` | `mul` |
 //! | `FMaxAbs` | `max dst, |a|, |b|` (the `abs` source modifier) |
+//! | `FMaxRightAbs` | `max dst, a, |b|` |
 //! | `FRcp` | `rcp` (SM5) |
+//! | `I16ToF32` | `ibfe dst, l(16), l(0), src`, `itof` |
+//! | `U16ToF32` | `and dst, src, l(0x0000ffff)`, `utof` |
 //!
 //! `F32ToLayer` needs no `max` with 0 before `ftou`: `ftou` clamps its input to
 //! `[0.0f, 4294967295.999f]` and turns NaN into 0 (Microsoft's "ftou (sm4 - asm)" reference),
 //! and `round_ne` keeps a negative input negative (or -0), so the clamp gives what
 //! `max(src, 0)` would.
+//!
+//! The 16-bit conversions (NVIDIA TMML's fixed point, docs/nvidia.md) extract the field in
+//! the destination component and convert it there: `ibfe` with width 16 and offset 0
+//! sign-extends bits 15:0 (Microsoft's "ibfe (sm5 - asm)"); `and` with `0x0000ffff` is what
+//! fxc writes for `x & 0xffff` (the corpus: `and r5.x, r5.x, l(0x0000ffff)`).
 //!
 //! Each scalar is one register component: the destination is written through a one-bit
 //! mask (`r1.y`), a register source is read as a select-1 operand (`r0.z`), an immediate as a
@@ -113,8 +121,15 @@ pub fn emit(a: &AluInstr) -> Result<Vec<Instruction>, Error> {
     if a.pred.is_some() {
         return Err(unsupported(a, "DX instructions are not predicated"));
     }
+    if a.op.nvidia_only() {
+        return Err(unsupported(
+            a,
+            "it is an NVIDIA quad operation (the gradient emulation); SM4/SM5 have none, and \
+             reading the emulation back as one gradient sample is not built",
+        ));
+    }
     let want = match a.op {
-        AluOp::FMul | AluOp::FMaxAbs => 2,
+        AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs => 2,
         _ => 1,
     };
     if a.srcs.len() != want {
@@ -133,6 +148,12 @@ pub fn emit(a: &AluInstr) -> Result<Vec<Instruction>, Error> {
         AluOp::F32ToI32 => unary("ftoi"),
         AluOp::FRcp => unary("rcp"),
         AluOp::FMul => Ok(vec![instr("mul", vec![d, s0, src(a, &a.srcs[1])?])?]),
+        AluOp::SetActiveMask
+        | AluOp::RestoreActiveMask
+        | AluOp::QuadBroadcast
+        | AluOp::QuadAddX
+        | AluOp::QuadAddY
+        | AluOp::MovLanes => Err(unsupported(a, "it is an NVIDIA quad operation")),
         AluOp::FMaxAbs => {
             let abs = |mut op: Operand| {
                 op.extended = vec![EXT_OPERAND_MODIFIER | MOD_ABS << 6];
@@ -141,19 +162,44 @@ pub fn emit(a: &AluInstr) -> Result<Vec<Instruction>, Error> {
             let s1 = src(a, &a.srcs[1])?;
             Ok(vec![instr("max", vec![d, abs(s0), abs(s1)])?])
         }
+        AluOp::FMaxRightAbs => {
+            let mut s1 = src(a, &a.srcs[1])?;
+            s1.extended = vec![EXT_OPERAND_MODIFIER | MOD_ABS << 6];
+            Ok(vec![instr("max", vec![d, s0, s1])?])
+        }
         AluOp::U32ToLayer => Ok(vec![instr("umin", vec![d, s0, imm(0xffff)])?]),
         AluOp::F32ToLayer => {
             // The intermediate values live in the destination component itself.
-            let mut back = d.clone();
-            back.selection = SEL_SELECT1;
-            back.comp = (d.comp.trailing_zeros() & 3) as u8;
+            let back = in_place(&d);
             Ok(vec![
                 instr("round_ne", vec![d.clone(), s0])?,
                 instr("ftou", vec![d.clone(), back.clone()])?,
                 instr("umin", vec![d, back, imm(0xffff)])?,
             ])
         }
+        AluOp::I16ToF32 => {
+            let back = in_place(&d);
+            Ok(vec![
+                instr("ibfe", vec![d.clone(), imm(16), imm(0), s0])?,
+                instr("itof", vec![d, back])?,
+            ])
+        }
+        AluOp::U16ToF32 => {
+            let back = in_place(&d);
+            Ok(vec![
+                instr("and", vec![d.clone(), s0, imm(0xffff)])?,
+                instr("utof", vec![d, back])?,
+            ])
+        }
     }
+}
+
+/// The one-component destination `d` read back as a source (`r1.y` → `r1.y` select-1).
+fn in_place(d: &Operand) -> Operand {
+    let mut back = d.clone();
+    back.selection = SEL_SELECT1;
+    back.comp = (d.comp.trailing_zeros() & 3) as u8;
+    back
 }
 
 /// The IR scalar of a one-component operand as [`emit`] writes it (modifiers ignored:
@@ -192,47 +238,54 @@ pub fn lift<T>(run: &[T], words: impl Fn(&T) -> Option<Vec<u32>>) -> Option<(Alu
         .iter()
         .find(|(_, c)| **c == first.opcode)
         .map(|(n, _)| n.as_str())?;
-    let (op, ty) = match name {
-        "mov" => (AluOp::Mov, ScalarType::U32),
-        "utof" => (AluOp::U32ToF32, ScalarType::U32),
-        "itof" => (AluOp::I32ToF32, ScalarType::I32),
-        "ftoi" => (AluOp::F32ToI32, ScalarType::F32),
-        "rcp" => (AluOp::FRcp, ScalarType::F32),
-        "mul" => (AluOp::FMul, ScalarType::F32),
-        "max" => (AluOp::FMaxAbs, ScalarType::F32),
-        "umin" => (AluOp::U32ToLayer, ScalarType::U32),
-        "round_ne" => (AluOp::F32ToLayer, ScalarType::F32),
+    let (ops, ty): (&[AluOp], _) = match name {
+        "mov" => (&[AluOp::Mov], ScalarType::U32),
+        "utof" => (&[AluOp::U32ToF32], ScalarType::U32),
+        "itof" => (&[AluOp::I32ToF32], ScalarType::I32),
+        "ftoi" => (&[AluOp::F32ToI32], ScalarType::F32),
+        "rcp" => (&[AluOp::FRcp], ScalarType::F32),
+        "mul" => (&[AluOp::FMul], ScalarType::F32),
+        "max" => (&[AluOp::FMaxAbs, AluOp::FMaxRightAbs], ScalarType::F32),
+        "umin" => (&[AluOp::U32ToLayer], ScalarType::U32),
+        "round_ne" => (&[AluOp::F32ToLayer], ScalarType::F32),
+        "ibfe" => (&[AluOp::I16ToF32], ScalarType::I32),
+        "and" => (&[AluOp::U16ToF32], ScalarType::U32),
         _ => return None,
     };
-    let n_srcs = match op {
-        AluOp::FMul | AluOp::FMaxAbs => 2,
-        _ => 1,
-    };
-    if first.operands.len() < 1 + n_srcs {
-        return None;
-    }
-    let a = AluInstr {
-        op,
-        dst: read_scalar(&first.operands[0], true, ty)?,
-        srcs: first.operands[1..1 + n_srcs]
-            .iter()
-            .map(|o| read_scalar(o, false, ty))
-            .collect::<Option<_>>()?,
-        pred: None,
-        exec: None,
-        span: Default::default(),
-        origin: Default::default(),
-    };
-    let emitted = emit(&a).ok()?;
-    if emitted.len() > run.len() {
-        return None;
-    }
-    for (i, item) in emitted.iter().zip(run) {
-        let mut w = Vec::new();
-        i.encode(&mut w).ok()?;
-        if words(item)? != w {
+    'candidate: for &op in ops {
+        let n_srcs = match op {
+            AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs => 2,
+            _ => 1,
+        };
+        // The IR source's operand: `ibfe dst, width, offset, src` reads it last.
+        let at = if op == AluOp::I16ToF32 { 3 } else { 1 };
+        if first.operands.len() < at + n_srcs {
             return None;
         }
+        let a = AluInstr {
+            op,
+            dst: read_scalar(&first.operands[0], true, ty)?,
+            srcs: first.operands[at..at + n_srcs]
+                .iter()
+                .map(|o| read_scalar(o, false, ty))
+                .collect::<Option<_>>()?,
+            pred: None,
+            exec: None,
+            span: Default::default(),
+            origin: Default::default(),
+        };
+        let emitted = emit(&a).ok()?;
+        if emitted.len() > run.len() {
+            continue;
+        }
+        for (i, item) in emitted.iter().zip(run) {
+            let mut w = Vec::new();
+            i.encode(&mut w).ok()?;
+            if words(item)? != w {
+                continue 'candidate;
+            }
+        }
+        return Some((a, emitted.len()));
     }
-    Some((a, emitted.len()))
+    None
 }

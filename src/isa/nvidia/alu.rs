@@ -21,6 +21,20 @@ struct RawInst {
     word: String,
     operands: BTreeMap<String, String>,
     unit: String,
+    #[serde(default)]
+    src1: Option<String>,
+    #[serde(default)]
+    imm_max: Option<u64>,
+    #[serde(default = "yes")]
+    guarded: bool,
+    #[serde(default)]
+    stall: Option<u32>,
+    #[serde(default)]
+    fence: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Debug, Deserialize)]
@@ -82,6 +96,16 @@ pub struct AluTemplate {
     pub op: String,
     /// `reg` or `imm`: the kind of `src0`.
     pub src: String,
+    /// `reg` or `imm`: the kind of `src1`.
+    pub src1: String,
+    /// The largest immediate source the op takes, if it is not the field's.
+    pub imm_max: Option<u64>,
+    /// Whether the word has a guard field.
+    pub guarded: bool,
+    /// The stall ptxas gives it, when not the fixed-latency rule's.
+    pub stall: Option<u32>,
+    /// Whether it changes the active mask (every pending barrier is waited on first).
+    pub fence: bool,
     /// nvdisasm's text, with operand placeholders.
     pub text: String,
     /// The word, operand fields zero.
@@ -167,6 +191,11 @@ impl AluTable {
                     word: hex("word", &i.word),
                     op: i.op,
                     src: i.src,
+                    src1: i.src1.unwrap_or_else(|| "reg".to_string()),
+                    imm_max: i.imm_max,
+                    guarded: i.guarded,
+                    stall: i.stall,
+                    fence: i.fence,
                     text: i.text,
                     operands: i.operands.into_iter().collect(),
                 }
@@ -195,10 +224,12 @@ impl AluTable {
         }
     }
 
-    /// The template of `op` for a source of kind `src` (`reg`, `imm`).
-    pub fn template(&self, op: AluOp, src: &str) -> Option<&AluTemplate> {
+    /// The template of `op` for sources of kinds `src` and `src1` (`reg`, `imm`).
+    pub fn template(&self, op: AluOp, src: &str, src1: &str) -> Option<&AluTemplate> {
         let name = format!("{op:?}");
-        self.insts.iter().find(|t| t.op == name && t.src == src)
+        self.insts
+            .iter()
+            .find(|t| t.op == name && t.src == src && t.src1 == src1)
     }
 }
 
@@ -222,6 +253,10 @@ pub struct EncodedAlu {
     pub writes: Vec<u16>,
     /// How its result becomes ready.
     pub unit: Unit,
+    /// The stall ptxas gives it, when not the fixed-latency rule's.
+    pub stall: Option<u32>,
+    /// Whether it changes the active mask.
+    pub fence: bool,
 }
 
 /// The id of predicate `p` in [`EncodedAlu::reads`].
@@ -255,20 +290,25 @@ fn register(a: &AluInstr, s: Scalar, what: &str) -> Result<u8, Error> {
 /// Encodes one ALU instruction (see `mappings/nvidia_alu.toml`).
 pub fn encode(a: &AluInstr) -> Result<EncodedAlu, Error> {
     let table = alu_table();
-    let src_kind = match a.srcs.first() {
+    let kind = |s: Option<&Scalar>| match s {
         Some(Scalar::Imm(_)) => "imm",
         _ => "reg",
     };
-    let tpl = table.template(a.op, src_kind).ok_or_else(|| {
+    let (src_kind, src1_kind) = (kind(a.srcs.first()), kind(a.srcs.get(1)));
+    let tpl = table.template(a.op, src_kind, src1_kind).ok_or_else(|| {
+        let what = |k: &str| {
+            if k == "imm" {
+                "an immediate"
+            } else {
+                "a register"
+            }
+        };
         refuse(
             a,
             format!(
-                "SM50 has no single-instruction form of it with {} source here",
-                if src_kind == "imm" {
-                    "an immediate"
-                } else {
-                    "a register"
-                }
+                "SM50 has no single-instruction form of it with {} first source and {} second here",
+                what(src_kind),
+                what(src1_kind)
             ),
         )
     })?;
@@ -285,13 +325,18 @@ pub fn encode(a: &AluInstr) -> Result<EncodedAlu, Error> {
             other => panic!("mappings/nvidia_alu.toml: operand `{other}`"),
         }
         .ok_or_else(|| refuse(a, format!("it needs an operand `{operand}`")))?;
+        let imm_here = match operand.as_str() {
+            "src0" => tpl.src == "imm",
+            "src1" => tpl.src1 == "imm",
+            _ => false,
+        };
         let (value, shown) = match scalar {
-            // Only a move has an immediate form (MOV32I): an immediate anywhere else would be
-            // truncated into a register field.
-            Scalar::Imm(_) if src_kind != "imm" || operand != "src0" => {
+            // Only the templates that say so take an immediate (MOV32I, SHFL's lane, MOV's
+            // lane mask): an immediate anywhere else would be truncated into a register field.
+            Scalar::Imm(_) if !imm_here => {
                 return Err(refuse(
                     a,
-                    format!("its {operand} is an immediate, which only MOV32I takes: move it into a register first"),
+                    format!("its {operand} is an immediate, which this instruction does not take: move it into a register first"),
                 ));
             }
             Scalar::Imm(imm) => {
@@ -300,6 +345,13 @@ pub fn encode(a: &AluInstr) -> Result<EncodedAlu, Error> {
                     return Err(refuse(
                         a,
                         format!("the immediate {:#x} does not fit 32 bits", imm.bits),
+                    ));
+                }
+                let max = tpl.imm_max.unwrap_or(f.mask() >> f.lo);
+                if v > max {
+                    return Err(refuse(
+                        a,
+                        format!("its {operand} {v:#x} is out of range (0..={max:#x})"),
                     ));
                 }
                 (v, format!("{v:#x}"))
@@ -326,7 +378,16 @@ pub fn encode(a: &AluInstr) -> Result<EncodedAlu, Error> {
             format!("it takes {expected} sources, the IR gives {}", a.srcs.len()),
         ));
     }
+    if !tpl.guarded && a.dst != Scalar::Zero {
+        return Err(refuse(
+            a,
+            format!("it writes no register, the IR gives `{}`", a.dst),
+        ));
+    }
     if let Some(p) = a.pred {
+        if !tpl.guarded {
+            return Err(refuse(a, "it takes no guard".to_string()));
+        }
         if p.index > 6 {
             return Err(refuse(a, format!("its guard P{} does not exist", p.index)));
         }
@@ -340,6 +401,8 @@ pub fn encode(a: &AluInstr) -> Result<EncodedAlu, Error> {
         reads,
         writes,
         unit: tpl.unit,
+        stall: tpl.stall,
+        fence: tpl.fence,
     })
 }
 
@@ -349,10 +412,11 @@ pub fn lift(word: u64, text: Option<&str>) -> Option<AluInstr> {
     let table = alu_table();
     let guard = table.fields["guard"];
     for tpl in &table.insts {
+        let guard_mask = if tpl.guarded { guard.mask() } else { 0 };
         let mask = tpl
             .operands
             .iter()
-            .fold(guard.mask(), |m, (f, _)| m | table.fields[f].mask());
+            .fold(guard_mask, |m, (f, _)| m | table.fields[f].mask());
         if word & !mask != tpl.word & !mask {
             continue;
         }
@@ -360,7 +424,12 @@ pub fn lift(word: u64, text: Option<&str>) -> Option<AluInstr> {
         let mut srcs = [None, None];
         for (field, operand) in &tpl.operands {
             let value = table.fields[field].get(word);
-            let scalar = if tpl.src == "imm" && operand == "src0" {
+            let imm = match operand.as_str() {
+                "src0" => tpl.src == "imm",
+                "src1" => tpl.src1 == "imm",
+                _ => false,
+            };
+            let scalar = if imm {
                 Scalar::Imm(crate::ir::Imm {
                     bits: value,
                     ty: crate::ir::ScalarType::U32,
@@ -380,7 +449,11 @@ pub fn lift(word: u64, text: Option<&str>) -> Option<AluInstr> {
                 _ => srcs[1] = Some(scalar),
             }
         }
-        let g = guard.get(word) as u16;
+        let g = if tpl.guarded {
+            guard.get(word) as u16
+        } else {
+            7
+        };
         let pred = (g != 7).then_some(crate::ir::Pred {
             index: g & 7,
             negate: g & 8 != 0,
@@ -395,11 +468,21 @@ pub fn lift(word: u64, text: Option<&str>) -> Option<AluInstr> {
             "FMul" => AluOp::FMul,
             "FMaxAbs" => AluOp::FMaxAbs,
             "FRcp" => AluOp::FRcp,
+            "I16ToF32" => AluOp::I16ToF32,
+            "U16ToF32" => AluOp::U16ToF32,
+            "FMaxRightAbs" => AluOp::FMaxRightAbs,
+            "SetActiveMask" => AluOp::SetActiveMask,
+            "RestoreActiveMask" => AluOp::RestoreActiveMask,
+            "QuadBroadcast" => AluOp::QuadBroadcast,
+            "QuadAddX" => AluOp::QuadAddX,
+            "QuadAddY" => AluOp::QuadAddY,
+            "MovLanes" => AluOp::MovLanes,
             _ => continue,
         };
+        let has_dst = tpl.operands.iter().any(|(_, o)| o == "dst");
         let a = AluInstr {
             op,
-            dst: dst?,
+            dst: if has_dst { dst? } else { Scalar::Zero },
             srcs: srcs.into_iter().flatten().collect(),
             pred,
             exec: None,

@@ -123,7 +123,7 @@ fn mov_forms() -> &'static (MovForm, MovForm) {
         let t = alu_table();
         let get = |src| {
             mov_form(
-                t.template(AluOp::Mov, src)
+                t.template(AluOp::Mov, src, "reg")
                     .unwrap_or_else(|| panic!("mappings/nvidia_alu.toml: no Mov of `{src}`")),
             )
         };

@@ -10,7 +10,10 @@
 //! - Consecutive texture ops without a register conflict form a batch, as ptxas batches
 //!   them: all but the last get phase `.T` and no barrier, the last `.P` and a write barrier
 //!   (5 first, as ptxas) that covers the whole batch.
-//! - Conversions and `MUFU` are variable latency: each sets a write barrier (0 first).
+//! - Conversions, `MUFU` and `SHFL` are variable latency: each sets a write barrier (0
+//!   first).
+//! - `SAM` and `RAM` change the active mask: like `EXIT`, they wait on every barrier still
+//!   pending (ptxas waits on all of them before `RAM`), and get ptxas's stall of 13.
 //! - An instruction that reads a pending result, or writes a register a pending instruction
 //!   reads or writes, waits on that barrier (the WAR case waits on the write barrier, which
 //!   clears after the sources were read: no read barriers are used). `EXIT` waits on every
@@ -66,6 +69,10 @@ struct Instr {
     stall: u32,
     wait: u8,
     barrier: Option<u8>,
+    /// The stall ptxas gives it (`SAM`, `RAM`), when not the rule's.
+    fixed_stall: Option<u32>,
+    /// It changes the active mask: every pending barrier is waited on first.
+    fence: bool,
 }
 
 impl Instr {
@@ -80,6 +87,8 @@ impl Instr {
             stall: 0,
             wait: 0,
             barrier: None,
+            fixed_stall: None,
+            fence: false,
         }
     }
 
@@ -195,6 +204,8 @@ pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Erro
                 let e = alu::encode(a)?;
                 let mut i = Instr::new(Body::Alu(e.text), e.word, e.reads, e.writes);
                 i.barrier = (e.unit == Unit::Variable).then_some(0);
+                i.fixed_stall = e.stall;
+                i.fence = e.fence;
                 i
             }
             Item::Opaque(o) => {
@@ -281,7 +292,7 @@ fn schedule(list: &mut [Instr]) {
         if i > 0 {
             cycle[i] = cycle[i - 1] + list[i - 1].stall;
         }
-        let is_end = matches!(list[i].body, Body::Exit);
+        let is_end = matches!(list[i].body, Body::Exit) || list[i].fence;
         let mut wait = 0u8;
         for (b, p) in bars.iter().enumerate() {
             let Some(p) = p else { continue };
@@ -373,7 +384,7 @@ fn schedule(list: &mut [Instr]) {
         instr.barrier = barrier;
         instr.stall = match instr.body {
             Body::Exit | Body::Bra => s.end_stall,
-            _ => s.min_stall,
+            _ => instr.fixed_stall.unwrap_or(s.min_stall),
         };
     }
 }

@@ -17,6 +17,11 @@
 //!   1 = max and no predicate field (the bytes of GenX_IR's `.isa` up to 12504's cut).
 //! - `mov` f → d/ud is the hardware conversion, which rounds toward zero (the Gen `mov`
 //!   GenX_IR emits for it, `mov (16|M0) r4.0<1>:d r0.0<8;8,1>:f`).
+//! - the 16-bit conversions (NVIDIA TMML's fixed point): `shl` then `asr` by 16 in the
+//!   destination as `d` (sign extension of bits 15:0), or `and` with 0xffff as `ud`, then the
+//!   converting `mov` to `f`; SHL 0x24, ASR 0x26, AND 0x20 take dst, src, src like MUL, and
+//!   IGC prints them so (`shl (M1, 16) V0070(0,0)<1> V0051(0,0)<1;1,0> 0x2:d`,
+//!   `and (M1, 16) V0066(0,0)<1> V0060(0,0)<1;1,0> 0x807fffff:d` in the SKL dumps).
 
 use crate::error::{Error, Location, Unsupported, ValidationError};
 use crate::ir::{AluInstr, AluOp, Exec, Isa, RegFile, Scalar};
@@ -44,7 +49,7 @@ pub enum Operand {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AluInst {
     /// vISA opcode (`mappings/visa_isa.toml`): MOV 0x29, RNDE 0x14, INV 0x1b, MUL 0x10,
-    /// FMINMAX 0x45.
+    /// FMINMAX 0x45, SHL 0x24, ASR 0x26, AND 0x20.
     pub opcode: u8,
     pub mnemonic: &'static str,
     /// FMINMAX's op_ext: 0 = min, 1 = max.
@@ -65,7 +70,8 @@ struct Step {
     dst_ty: &'static str,
     /// Each source: an IR source index (or the dst, `None`) read as a type, or an immediate.
     srcs: Vec<Src>,
-    abs: bool,
+    /// Bit `k`: source `k` reads its absolute value (`(abs)`).
+    abs: u8,
 }
 
 #[derive(Clone, Copy)]
@@ -80,6 +86,9 @@ const RNDE: u8 = 0x14;
 const INV: u8 = 0x1b;
 const MUL: u8 = 0x10;
 const FMINMAX: u8 = 0x45;
+const SHL: u8 = 0x24;
+const ASR: u8 = 0x26;
+const AND: u8 = 0x20;
 
 fn step(opcode: u8, mnemonic: &'static str, dst_ty: &'static str, srcs: Vec<Src>) -> Step {
     Step {
@@ -89,14 +98,17 @@ fn step(opcode: u8, mnemonic: &'static str, dst_ty: &'static str, srcs: Vec<Src>
         sat: false,
         dst_ty,
         srcs,
-        abs: false,
+        abs: 0,
     }
 }
 
 /// The instructions of `a`: the fewest vISA instructions of the same exec size.
 fn steps(a: &AluInstr, dst_ty: Option<&'static TypeDesc>) -> Result<Vec<Step>, Error> {
+    if a.op.nvidia_only() {
+        return Err(quad_op(a));
+    }
     let n_srcs = match a.op {
-        AluOp::FMul | AluOp::FMaxAbs => 2,
+        AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs => 2,
         _ => 1,
     };
     if a.srcs.len() != n_srcs {
@@ -165,10 +177,35 @@ fn steps(a: &AluInstr, dst_ty: Option<&'static TypeDesc>) -> Result<Vec<Step>, E
         )],
         AluOp::FMaxAbs => vec![Step {
             op_ext: Some(1),
-            abs: true,
+            abs: 0b11,
+            ..step(FMINMAX, "max", "f", vec![Src::Ir(0, "f"), Src::Ir(1, "f")])
+        }],
+        AluOp::FMaxRightAbs => vec![Step {
+            op_ext: Some(1),
+            abs: 0b10,
             ..step(FMINMAX, "max", "f", vec![Src::Ir(0, "f"), Src::Ir(1, "f")])
         }],
         AluOp::FRcp => vec![step(INV, "inv", "f", vec![Src::Ir(0, "f")])],
+        AluOp::I16ToF32 => vec![
+            step(SHL, "shl", "d", vec![Src::Ir(0, "d"), Src::Imm(16, "d")]),
+            step(ASR, "asr", "d", vec![Src::Dst("d"), Src::Imm(16, "d")]),
+            step(MOV, "mov", "f", vec![Src::Dst("d")]),
+        ],
+        AluOp::U16ToF32 => vec![
+            step(
+                AND,
+                "and",
+                "ud",
+                vec![Src::Ir(0, "ud"), Src::Imm(0xffff, "ud")],
+            ),
+            step(MOV, "mov", "f", vec![Src::Dst("ud")]),
+        ],
+        AluOp::SetActiveMask
+        | AluOp::RestoreActiveMask
+        | AluOp::QuadBroadcast
+        | AluOp::QuadAddX
+        | AluOp::QuadAddY
+        | AluOp::MovLanes => return Err(quad_op(a)),
     })
 }
 
@@ -178,6 +215,17 @@ fn name_of(t: &'static TypeDesc) -> &'static str {
 
 fn ty(name: &str) -> &'static TypeDesc {
     tables::type_by_name(name).expect("vISA type table has f, ud and d")
+}
+
+/// The refusal of an NVIDIA-only op ([`AluOp::nvidia_only`]).
+fn quad_op(a: &AluInstr) -> Error {
+    Error::Unsupported(Unsupported::new(
+        format!("the ALU operation `{a}`"),
+        Isa::Nvidia,
+        Isa::Visa,
+        "it is an NVIDIA quad operation (the gradient emulation); vISA has none, and reading \
+         the emulation back as one gradient sample is not built",
+    ))
 }
 
 fn rule(a: &AluInstr, rule: &'static str, detail: String) -> Error {
@@ -336,8 +384,9 @@ pub fn emit(a: &AluInstr, scope: &Scope) -> Result<Vec<AluInst>, Error> {
         let srcs = s
             .srcs
             .iter()
-            .map(|src| match *src {
-                Src::Ir(i, t) => operand(a.srcs[i], t, s.abs),
+            .enumerate()
+            .map(|(k, src)| match *src {
+                Src::Ir(i, t) => operand(a.srcs[i], t, s.abs & (1 << k) != 0),
                 Src::Dst(t) => operand(a.dst, t, false),
                 Src::Imm(bits, t) => Ok(Operand::Imm { bits, ty: ty(t) }),
             })
@@ -526,15 +575,17 @@ pub fn lift(run: &[&str], scope: &Scope) -> Option<(AluInstr, usize)> {
         ],
         "rnde" => &[AluOp::F32ToLayer],
         "min" => &[AluOp::U32ToLayer],
-        "max" => &[AluOp::FMaxAbs],
+        "max" => &[AluOp::FMaxAbs, AluOp::FMaxRightAbs],
         "mul" => &[AluOp::FMul],
         "inv" => &[AluOp::FRcp],
+        "shl" => &[AluOp::I16ToF32],
+        "and" => &[AluOp::U16ToF32],
         _ => return None,
     };
     let (dst, srcs) = operands.split_first()?;
     for &op in ops {
         let n = match op {
-            AluOp::FMul | AluOp::FMaxAbs => 2,
+            AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs => 2,
             _ => 1,
         };
         if srcs.len() < n {
