@@ -137,7 +137,7 @@ const SINK_CHUNK: usize = 1 << 16;
 /// Text output collected in a buffer of bounded size and written out in large chunks.
 pub(crate) struct Sink<'a> {
     out: &'a mut dyn Write,
-    buf: String,
+    buf: Vec<u8>,
 }
 
 impl<'a> Sink<'a> {
@@ -145,19 +145,19 @@ impl<'a> Sink<'a> {
     pub(crate) fn new(out: &'a mut dyn Write) -> Self {
         Sink {
             out,
-            buf: String::with_capacity(SINK_CHUNK + 1024),
+            buf: Vec::with_capacity(SINK_CHUNK + 1024),
         }
     }
 
     /// The buffer to append text to; [`Sink::done_line`] writes it out when it is full.
-    pub(crate) fn buf(&mut self) -> &mut String {
+    pub(crate) fn buf(&mut self) -> &mut Vec<u8> {
         &mut self.buf
     }
 
     /// Writes the buffer out if it holds a chunk.
     pub(crate) fn done_line(&mut self) -> io::Result<()> {
         if self.buf.len() >= SINK_CHUNK {
-            self.out.write_all(self.buf.as_bytes())?;
+            self.out.write_all(&self.buf)?;
             self.buf.clear();
         }
         Ok(())
@@ -165,7 +165,7 @@ impl<'a> Sink<'a> {
 
     /// Writes what is left and flushes `out`.
     pub(crate) fn finish(mut self) -> io::Result<()> {
-        self.out.write_all(self.buf.as_bytes())?;
+        self.out.write_all(&self.buf)?;
         self.buf.clear();
         self.out.flush()
     }

@@ -249,6 +249,21 @@ fn random_nvidia_words_stream_as_the_whole_program_path() {
         accepted > 1000 && refused > 100,
         "{accepted} accepted, {refused} refused"
     );
+    // Accepted words read again under other phases (a stream keeps the words it has read).
+    let mut words = Vec::new();
+    while words.len() < 300 {
+        let (mask, value) = forms[(rng.next() % forms.len() as u64) as usize];
+        let word = (rng.next() & !mask) | value;
+        let phase = rng.next() % 3;
+        if texlate::decode(Isa::Nvidia, &bundles(&[word], |_| control(phase))).is_ok() {
+            words.push(word);
+        }
+    }
+    let repeated: Vec<u64> = (0..20_000)
+        .map(|_| words[(rng.next() % 300) as usize])
+        .collect();
+    let bytes = bundles(&repeated, |b| control(b as u64 % 3));
+    assert!(check_disasm(Isa::Nvidia, "repeated random words", &bytes));
 }
 
 #[test]

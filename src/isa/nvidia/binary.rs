@@ -98,11 +98,18 @@ pub(super) fn read_word(
     let Some(inst) = decode_word(word).map_err(|e| word_error(word, offset, e))? else {
         return Ok(StreamWord::Other);
     };
-    let phase = control::phase_of(ctrl.0, slot).map_err(|e| DecodeError {
-        offset: ctrl.1,
-        reason: e.to_string(),
-    })?;
-    with_phase(inst, word, offset, phase).map(StreamWord::Tex)
+    with_phase(inst, word, offset, phase_of(*ctrl, slot)?).map(StreamWord::Tex)
+}
+
+/// The phase of `slot` in the bundle's control word `ctrl`; a reserved phase is an error at
+/// the control word.
+pub(super) fn phase_of(ctrl: Ctrl, slot: usize) -> Result<u8, Error> {
+    control::phase_of(ctrl.0, slot).map_err(|e| {
+        Error::Decode(DecodeError {
+            offset: ctrl.1,
+            reason: e.to_string(),
+        })
+    })
 }
 
 /// The error for a stream whose length is not whole words, if it is not.

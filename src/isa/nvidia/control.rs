@@ -35,7 +35,7 @@ pub fn phase_of(ctrl: u64, slot: usize) -> Result<u8, FieldError> {
         });
     }
     let phase = c.phase.get(slot_field(ctrl, slot)) as u8;
-    if c.phase_names.contains_key(&phase) {
+    if table().dense.phase[usize::from(phase)].is_some() {
         Ok(phase)
     } else {
         Err(FieldError {

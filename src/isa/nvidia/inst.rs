@@ -226,7 +226,7 @@ fn decode_form(form: &Form, word: u64) -> Result<NvInst, FieldError> {
             FieldName::Sparse => inst.sparse = v as u8,
             FieldName::Aoffi => inst.offset = if v != 0 { OFFSET_AOFFI } else { OFFSET_NONE },
             FieldName::Lod => {
-                if !t.lod.contains_key(&(v as u8)) {
+                if t.dense.lod[v as u8 as usize].is_none() {
                     return Err(reserved());
                 }
                 inst.lod = v as u8;
@@ -243,7 +243,7 @@ fn decode_form(form: &Form, word: u64) -> Result<NvInst, FieldError> {
             FieldName::Ms => inst.ms = v != 0,
             FieldName::Cl => inst.cl = v != 0,
             FieldName::OffsetMode => {
-                if !t.offset_mode.contains_key(&(v as u8)) {
+                if t.dense.offset_mode[v as u8 as usize].is_none() {
                     return Err(reserved());
                 }
                 inst.offset = v as u8;
@@ -297,7 +297,7 @@ pub fn lod_code(spelling: &str) -> u8 {
 
 /// The spelling of a `lod` table code.
 pub fn lod_spelling(code: u8) -> &'static str {
-    table().lod.get(&code).map_or("", String::as_str)
+    table().dense.lod[usize::from(code)].unwrap_or("")
 }
 
 /// The component code of a short form's mask, given whether Rd1 is RZ.

@@ -10,7 +10,7 @@
 //! consistent.
 
 use super::control::{self, BUNDLE_WORDS};
-use super::text::{is_texture_text, parse_inst, print_inst};
+use super::text::{is_texture_text, parse_inst, print_inst, push_hex16, push_hex_digits, TextOut};
 use super::{decode_word, emit_inst, extras_of, lift, ListingLine, NvidiaContainer, NvidiaExtras};
 use crate::error::{Error, ParseError};
 use crate::ir::{Isa, Item, Opaque, Program, Span};
@@ -415,54 +415,47 @@ pub(super) fn stream_column(widest: usize) -> usize {
 }
 
 /// Appends the header line of a cubin section named `name` (none for a raw stream).
-pub(super) fn section_header(out: &mut String, name: &str) {
+pub(super) fn section_header(out: &mut impl TextOut, name: &str) {
     if !name.is_empty() {
-        out.push_str("//--------------------- ");
-        out.push_str(name);
-        out.push_str(" --------------------------\n");
+        out.push_text("//--------------------- ");
+        out.push_text(name);
+        out.push_text(" --------------------------\n");
     }
 }
 
 /// Appends the line of word `i` of a stream section: its address (a control word has none),
 /// the instruction text `text` appends (a texture instruction's, then ` ;`; other words
 /// append nothing) and the encoding comment at `column`.
-pub(super) fn stream_line(
-    out: &mut String,
+pub(super) fn stream_line<O: TextOut>(
+    out: &mut O,
     i: usize,
     word: u64,
     column: usize,
-    text: impl FnOnce(&mut String),
+    text: impl FnOnce(&mut O),
 ) {
-    let start = out.len();
+    let start = out.text_len();
     if i % BUNDLE_WORDS != 0 {
-        out.push_str("        /*");
-        let address = (i * control::WORD_BYTES) as u64;
-        let digits = (64 - address.leading_zeros()).div_ceil(4).max(4);
-        for k in (0..digits).rev() {
-            out.push(char::from(
-                HEX_DIGITS[((address >> (4 * k)) & 0xf) as usize],
-            ));
-        }
-        out.push_str("*/");
-        out.push_str(&SPACES[..LEAD_GAP]);
+        out.push_text("        /*");
+        push_hex_digits(out, (i * control::WORD_BYTES) as u64, 4);
+        out.push_text("*/");
+        out.push_text(&SPACES[..LEAD_GAP]);
     }
-    let before = out.len();
+    let before = out.text_len();
     text(out);
-    if out.len() > before {
-        out.push_str(" ;");
+    if out.text_len() > before {
+        out.push_text(" ;");
     }
-    let mut pad = column.saturating_sub(out.len() - start).max(1);
+    let mut pad = column.saturating_sub(out.text_len() - start).max(1);
     while pad > 0 {
         let n = pad.min(SPACES.len());
-        out.push_str(&SPACES[..n]);
+        out.push_text(&SPACES[..n]);
         pad -= n;
     }
-    out.push_str("/* ");
-    super::text::push_hex16(out, word);
-    out.push_str(" */\n");
+    out.push_text("/* ");
+    push_hex16(out, word);
+    out.push_text(" */\n");
 }
 
-const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
 const SPACES: &str = "                                                                ";
 
 /// An nvdisasm-style listing of a stream or cubin: control words as lone encoding

@@ -32,24 +32,17 @@ pub enum Param {
 
 /// The dimension spelling of a code (`ARRAY_2D`).
 pub fn dim_name(code: u8) -> &'static str {
-    table().dims.get(code as usize).map_or("", String::as_str)
+    table().dense.dim[usize::from(code)].unwrap_or("")
 }
 
-/// Whether the dimension is an array.
+/// Whether the dimension is an array (`ARRAY_*`).
 pub fn is_arrayed(code: u8) -> bool {
-    dim_name(code).starts_with("ARRAY_")
+    table().dense.dim_arrayed[usize::from(code)]
 }
 
 /// Spatial coordinates of a dimension: 1D 1, 2D 2, 3D and CUBE 3.
 pub fn coord_count(code: u8) -> u8 {
-    let d = dim_name(code);
-    if d.ends_with("1D") {
-        1
-    } else if d.ends_with("2D") {
-        2
-    } else {
-        3
-    }
+    table().dense.dim_coords[usize::from(code)]
 }
 
 /// Whether the LOD mode reads a register (LB, LL, LBA, LLA).
@@ -60,11 +53,14 @@ pub fn lod_has_register(lod: u8) -> bool {
 /// The short-form target entry of a TEXS/TLDS instruction.
 pub fn short_target(inst: &NvInst) -> Option<&'static ShortTarget> {
     let t = table();
-    let lod = lod_spelling(inst.lod);
-    let dim = dim_name(inst.dim);
+    // A reserved LOD code spells as "" (as `lod_spelling` has it): the code of "".
+    let lod = match t.dense.lod[usize::from(inst.lod)] {
+        Some(_) => inst.lod,
+        None => super::inst::lod_code(""),
+    };
     t.short_targets(inst.op).iter().find(|s| {
-        s.lod == lod
-            && s.dim == dim
+        s.lod_code == lod
+            && s.dim_code == inst.dim
             && s.dc == inst.dc
             && s.ms == inst.ms
             && s.aoffi == (inst.offset == OFFSET_AOFFI)

@@ -12,9 +12,11 @@
 
 use std::io::{self, SeekFrom, Write};
 
-use super::binary::{check_whole_words, cubin_sections, decode_checked, read_word, word_at};
+use super::binary::{
+    check_whole_words, cubin_sections, decode_checked, phase_of, read_word, word_at,
+};
 use super::binary::{Ctrl, StreamWord};
-use super::control::WORD_BYTES;
+use super::control::{BUNDLE_WORDS, WORD_BYTES};
 use super::listing::{section_header, stream_column, stream_line};
 use super::text::write_inst;
 use crate::error::{DecodeError, Error};
@@ -59,31 +61,121 @@ fn probe(input: &mut dyn Input) -> io::Result<(usize, bool)> {
     Ok((len, elf))
 }
 
+/// Slots of the [`Recent`] cache (a power of two).
+const RECENT_SLOTS: usize = 4096;
+/// The longest text the cache keeps (longer texts are formatted every time).
+const RECENT_TEXT: usize = 72;
+
+/// What a word read before turned out to be: a texture instruction with its phase and
+/// text, or another instruction.
+#[derive(Clone, Copy)]
+struct Seen {
+    word: u64,
+    /// `u8::MAX`: not a texture instruction.
+    phase: u8,
+    len: u8,
+    text: [u8; RECENT_TEXT],
+}
+
+/// A direct-mapped cache of the words a stream has read recently (a fixed 352 KiB whatever the
+/// input's size). GPU code repeats instruction words — the same sample with the same
+/// registers in every unrolled iteration and every variant of a kernel — and a word read
+/// again is neither decoded, checked nor formatted again: its text is copied. Only words that
+/// were accepted are kept, so a hit is what [`read_word`] and [`write_inst`] give.
+struct Recent {
+    slots: Vec<Option<Seen>>,
+}
+
+impl Recent {
+    fn new() -> Self {
+        Recent {
+            slots: vec![None; RECENT_SLOTS],
+        }
+    }
+
+    fn slot(word: u64) -> usize {
+        (word.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - RECENT_SLOTS.trailing_zeros())) as usize
+    }
+
+    fn get(&self, word: u64) -> Option<&Seen> {
+        self.slots[Self::slot(word)]
+            .as_ref()
+            .filter(|s| s.word == word)
+    }
+
+    fn put(&mut self, word: u64, phase: u8, text: &[u8]) {
+        if text.len() > RECENT_TEXT {
+            return;
+        }
+        let mut seen = Seen {
+            word,
+            phase,
+            len: text.len() as u8,
+            text: [0; RECENT_TEXT],
+        };
+        seen.text[..text.len()].copy_from_slice(text);
+        self.slots[Self::slot(word)] = Some(seen);
+    }
+}
+
 /// The state of one walk over a stream's words: pass 1 measures, pass 2 prints.
 struct Walk {
     ctrl: Ctrl,
-    scratch: String,
+    scratch: Vec<u8>,
     widest: usize,
     stats: Stats,
+    recent: Recent,
 }
 
 impl Walk {
     fn new() -> Self {
         Walk {
             ctrl: (0, 0),
-            scratch: String::new(),
+            scratch: Vec::new(),
             widest: 0,
             stats: Stats::default(),
+            recent: Recent::new(),
+        }
+    }
+
+    /// Reads word `index` of its section (at byte `offset`) into `scratch`: its text when it
+    /// is a texture instruction (`true`), nothing otherwise (`false`).
+    fn read(&mut self, word: u64, offset: usize, index: usize) -> Result<bool, Error> {
+        self.scratch.clear();
+        let slot = index % BUNDLE_WORDS;
+        if slot != 0 {
+            if let Some(seen) = self.recent.get(word) {
+                if seen.phase == u8::MAX {
+                    return Ok(false);
+                }
+                // A texture word read before: only its phase (from this bundle) can differ.
+                let phase = phase_of(self.ctrl, slot)?;
+                if phase == seen.phase {
+                    self.scratch
+                        .extend_from_slice(&seen.text[..usize::from(seen.len)]);
+                    return Ok(true);
+                }
+            }
+        }
+        match read_word(word, offset, index, &mut self.ctrl)? {
+            StreamWord::Tex(inst) => {
+                write_inst(&mut self.scratch, &inst);
+                self.recent.put(word, inst.phase, &self.scratch);
+                Ok(true)
+            }
+            StreamWord::Other => {
+                self.recent.put(word, u8::MAX, &[]);
+                Ok(false)
+            }
+            StreamWord::Control => Ok(false),
         }
     }
 
     /// Pass 1: checks word `index` of its section (at byte `offset`) and measures its text.
     fn measure(&mut self, word: u64, offset: usize, index: usize) -> Result<(), Error> {
         self.stats.items += 1;
-        if let StreamWord::Tex(inst) = read_word(word, offset, index, &mut self.ctrl)? {
+        if self.read(word, offset, index)? {
             self.stats.texture += 1;
-            self.scratch.clear();
-            write_inst(&mut self.scratch, &inst);
             self.widest = self.widest.max(self.scratch.len());
         }
         Ok(())
@@ -92,17 +184,15 @@ impl Walk {
     /// Pass 2: appends the line of word `index` of its section to `out`.
     fn print(
         &mut self,
-        out: &mut String,
+        out: &mut Vec<u8>,
         column: usize,
         word: u64,
         offset: usize,
         index: usize,
     ) -> Result<(), Error> {
-        let w = read_word(word, offset, index, &mut self.ctrl)?;
+        self.read(word, offset, index)?;
         stream_line(out, index, word, column, |out| {
-            if let StreamWord::Tex(inst) = &w {
-                write_inst(out, inst);
-            }
+            out.extend_from_slice(&self.scratch)
         });
         Ok(())
     }
@@ -180,7 +270,7 @@ pub(super) fn disasm_hex(words: &[&str], out: &mut dyn Write) -> Result<Stats, S
         stats.items += 1;
         stats.texture += 1;
         write_inst(sink.buf(), inst);
-        sink.buf().push('\n');
+        sink.buf().push(b'\n');
         sink.done_line()?;
     }
     sink.finish()?;

@@ -457,6 +457,101 @@ pub struct Table {
     pub comps_by_mask: [[u8; 16]; 2],
     /// The position in `forms` of each class's bound (`[0]`) and bindless (`[1]`) form.
     form_by_op: [[u8; 2]; OpClass::ALL.len()],
+    /// The value tables indexed by code, for the decode and print paths.
+    pub dense: Dense,
+}
+
+/// A code-indexed spelling table: `None` where the code is reserved.
+pub type DenseNames = [Option<&'static str>; 256];
+
+/// The value tables of [`Table`] indexed by code instead of searched (built once when the
+/// table loads; the spellings live as long as the table).
+#[derive(Debug)]
+pub struct Dense {
+    /// `lod`.
+    pub lod: Box<DenseNames>,
+    /// `offset_mode`.
+    pub offset_mode: Box<DenseNames>,
+    /// `comp`.
+    pub comp: Box<DenseNames>,
+    /// `query`.
+    pub query: Box<DenseNames>,
+    /// The phase names of the control word.
+    pub phase: Box<DenseNames>,
+    /// `comps_pair` (`[0]`) and `comps_quad` (`[1]`).
+    pub comps: [Box<DenseNames>; 2],
+    /// `dim`.
+    pub dim: Box<DenseNames>,
+    /// Spatial coordinates of each dimension code: 1D 1, 2D 2, 3D and CUBE 3.
+    pub dim_coords: Box<[u8; 256]>,
+    /// Whether each dimension code is an array (`ARRAY_*`).
+    pub dim_arrayed: Box<[bool; 256]>,
+    /// The modifier each class always prints (`fixed`), by class.
+    pub fixed: [Option<&'static str>; OpClass::ALL.len()],
+}
+
+/// A spelling that lives as long as the table (which is never dropped).
+fn leak(s: &str) -> &'static str {
+    Box::leak(s.to_string().into_boxed_str())
+}
+
+fn dense(t: &ValueTable) -> Box<DenseNames> {
+    let mut d = Box::new([None; 256]);
+    for (code, s) in t {
+        d[usize::from(*code)] = Some(leak(s));
+    }
+    d
+}
+
+impl Dense {
+    /// Empty tables, until [`Dense::new`] fills them from the loaded table.
+    fn placeholder() -> Dense {
+        Dense {
+            lod: Box::new([None; 256]),
+            offset_mode: Box::new([None; 256]),
+            comp: Box::new([None; 256]),
+            query: Box::new([None; 256]),
+            phase: Box::new([None; 256]),
+            comps: [Box::new([None; 256]), Box::new([None; 256])],
+            dim: Box::new([None; 256]),
+            dim_coords: Box::new([3; 256]),
+            dim_arrayed: Box::new([false; 256]),
+            fixed: [None; OpClass::ALL.len()],
+        }
+    }
+
+    fn new(t: &Table) -> Dense {
+        let mut dim = Box::new([None; 256]);
+        let mut dim_coords = Box::new([3u8; 256]);
+        let mut dim_arrayed = Box::new([false; 256]);
+        for (code, name) in t.dims.iter().enumerate().take(256) {
+            dim[code] = Some(leak(name));
+            dim_coords[code] = if name.ends_with("1D") {
+                1
+            } else if name.ends_with("2D") {
+                2
+            } else {
+                3
+            };
+            dim_arrayed[code] = name.starts_with("ARRAY_");
+        }
+        let mut fixed = [None; OpClass::ALL.len()];
+        for (op, s) in &t.fixed {
+            fixed[*op as usize] = Some(leak(s));
+        }
+        Dense {
+            lod: dense(&t.lod),
+            offset_mode: dense(&t.offset_mode),
+            comp: dense(&t.comp),
+            query: dense(&t.query),
+            phase: dense(&t.control.phase_names),
+            comps: [dense(&t.comps_pair), dense(&t.comps_quad)],
+            dim,
+            dim_coords,
+            dim_arrayed,
+            fixed,
+        }
+    }
 }
 
 /// A class of modifiers, in the order `modifier_order` prints them.
@@ -640,7 +735,7 @@ impl Table {
         for (i, f) in forms.iter().enumerate().rev() {
             form_by_op[f.op as usize][usize::from(f.bindless)] = i as u8;
         }
-        Table {
+        let mut table = Table {
             ops: raw.op,
             forms,
             dims: v.dim,
@@ -679,7 +774,10 @@ impl Table {
             modifier_classes,
             comps_by_mask,
             form_by_op,
-        }
+            dense: Dense::placeholder(),
+        };
+        table.dense = Dense::new(&table);
+        table
     }
 
     /// The form of `op` (bound or bindless).

@@ -16,8 +16,45 @@ pub fn reg_name(r: u8) -> String {
     s
 }
 
+/// Where printed text goes: a `String`, or the byte buffer of a stream (which skips UTF-8
+/// checks: everything printed is ASCII or copied from `&str`).
+pub trait TextOut {
+    /// Appends `s`.
+    fn push_text(&mut self, s: &str);
+    /// Appends one ASCII byte.
+    fn push_ascii(&mut self, b: u8);
+    /// The length in bytes.
+    fn text_len(&self) -> usize;
+}
+
+impl TextOut for String {
+    fn push_text(&mut self, s: &str) {
+        self.push_str(s);
+    }
+    fn push_ascii(&mut self, b: u8) {
+        self.push(char::from(b));
+    }
+    fn text_len(&self) -> usize {
+        self.len()
+    }
+}
+
+impl TextOut for Vec<u8> {
+    fn push_text(&mut self, s: &str) {
+        self.extend_from_slice(s.as_bytes());
+    }
+    fn push_ascii(&mut self, b: u8) {
+        self.push(b);
+    }
+    fn text_len(&self) -> usize {
+        self.len()
+    }
+}
+
+const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
+
 /// Appends `n` in decimal.
-pub(super) fn push_decimal(out: &mut String, n: u32) {
+pub(super) fn push_decimal(out: &mut (impl TextOut + ?Sized), n: u32) {
     let mut digits = [0u8; 10];
     let mut i = digits.len();
     let mut n = n;
@@ -29,75 +66,75 @@ pub(super) fn push_decimal(out: &mut String, n: u32) {
             break;
         }
     }
-    // The digits are ASCII.
-    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+    digits[i..].iter().for_each(|&d| out.push_ascii(d));
 }
 
 /// Appends `n` as `{:#x}` prints it (`0x6e`, `0x0`).
-pub(super) fn push_hex(out: &mut String, n: u64) {
-    out.push_str("0x");
-    let digits = (64 - n.leading_zeros()).div_ceil(4).max(1);
+pub(super) fn push_hex(out: &mut (impl TextOut + ?Sized), n: u64) {
+    out.push_text("0x");
+    push_hex_digits(out, n, 1);
+}
+
+/// Appends `n` in lowercase hex, at least `min` digits.
+pub(super) fn push_hex_digits(out: &mut (impl TextOut + ?Sized), n: u64, min: u32) {
+    let digits = (64 - n.leading_zeros()).div_ceil(4).max(min);
     for k in (0..digits).rev() {
-        out.push(char::from(
-            b"0123456789abcdef"[((n >> (4 * k)) & 0xf) as usize],
-        ));
+        out.push_ascii(HEX_DIGITS[((n >> (4 * k)) & 0xf) as usize]);
     }
 }
 
 /// Appends `n` as `{:#018x}` prints it (`0x` and 16 digits).
-pub(super) fn push_hex16(out: &mut String, n: u64) {
-    let mut b = *b"0x0000000000000000";
-    for k in 0..16 {
-        b[17 - k] = b"0123456789abcdef"[((n >> (4 * k)) & 0xf) as usize];
-    }
-    out.push_str(std::str::from_utf8(&b).unwrap_or_default());
+pub(super) fn push_hex16(out: &mut (impl TextOut + ?Sized), n: u64) {
+    out.push_text("0x");
+    push_hex_digits(out, n, 16);
 }
 
-fn push_reg(out: &mut String, r: u8) {
+fn push_reg(out: &mut (impl TextOut + ?Sized), r: u8) {
     if r == RZ {
-        out.push_str("RZ");
+        out.push_text("RZ");
     } else {
-        out.push('R');
+        out.push_ascii(b'R');
         push_decimal(out, r.into());
     }
 }
 
-fn push_guard(out: &mut String, guard: u8) {
+fn push_guard(out: &mut (impl TextOut + ?Sized), guard: u8) {
     if guard == table().guard_true {
         return;
     }
-    out.push('@');
+    out.push_ascii(b'@');
     if guard & 8 != 0 {
-        out.push('!');
+        out.push_ascii(b'!');
     }
     match guard & 7 {
-        7 => out.push_str("PT"),
+        7 => out.push_text("PT"),
         p => {
-            out.push('P');
+            out.push_ascii(b'P');
             push_decimal(out, p.into());
         }
     }
-    out.push(' ');
+    out.push_ascii(b' ');
 }
 
 /// The spelling of `inst`'s modifier of class `m`, if it prints one.
 fn modifier(inst: &NvInst, m: Modifier) -> Option<&'static str> {
     let t = table();
+    let d = &t.dense;
     let s = match m {
         Modifier::Comp if matches!(inst.op, OpClass::TLD4 | OpClass::TLD4S) => {
-            t.comp.get(&inst.comp).map(String::as_str)
+            d.comp[usize::from(inst.comp)]
         }
         Modifier::B if inst.bindless => Some("B"),
         Modifier::Lod => Some(lod_spelling(inst.lod)),
-        Modifier::Fixed => t.fixed.get(&inst.op).map(String::as_str),
+        Modifier::Fixed => d.fixed[inst.op as usize],
         Modifier::Lc if inst.lc => Some("LC"),
-        Modifier::Offset => t.offset_mode.get(&inst.offset).map(String::as_str),
+        Modifier::Offset => d.offset_mode[usize::from(inst.offset)],
         Modifier::Dc if inst.dc => Some("DC"),
         Modifier::Ms if inst.ms => Some("MS"),
         Modifier::Cl if inst.cl => Some("CL"),
         Modifier::Ndv if inst.ndv => Some("NDV"),
         Modifier::Nodep if inst.nodep => Some("NODEP"),
-        Modifier::Phase => t.control.phase_names.get(&inst.phase).map(String::as_str),
+        Modifier::Phase => d.phase[usize::from(inst.phase)],
         _ => None,
     };
     s.filter(|s| !s.is_empty())
@@ -109,20 +146,15 @@ fn has_field(inst: &NvInst, name: FieldName) -> bool {
 
 /// The short-form component spelling (`RGBA`, `R`, ...).
 fn comps_spelling(inst: &NvInst) -> &'static str {
-    let t = table();
-    let names = if inst.rd1 == RZ {
-        &t.comps_pair
-    } else {
-        &t.comps_quad
-    };
+    let names = &table().dense.comps[usize::from(inst.rd1 != RZ)];
     comps_code(inst.mask, inst.rd1 == RZ)
-        .and_then(|c| names.get(&c))
-        .map_or("", String::as_str)
+        .and_then(|c| names[usize::from(c)])
+        .unwrap_or("")
 }
 
-fn push_query(out: &mut String, code: u8) {
-    match table().query.get(&code) {
-        Some(name) => out.push_str(name),
+fn push_query(out: &mut (impl TextOut + ?Sized), code: u8) {
+    match table().dense.query[usize::from(code)] {
+        Some(name) => out.push_text(name),
         None => push_decimal(out, u32::from(code / 2)),
     }
 }
@@ -135,33 +167,33 @@ pub fn print_inst(inst: &NvInst) -> String {
 }
 
 /// [`print_inst`], appended to `out` (no allocation but `out`'s own growth).
-pub fn write_inst(out: &mut String, inst: &NvInst) {
+pub fn write_inst<O: TextOut + ?Sized>(out: &mut O, inst: &NvInst) {
     let t = table();
     push_guard(out, inst.guard);
-    out.push_str(inst.op.mnemonic());
+    out.push_text(inst.op.mnemonic());
     for &m in &t.modifier_classes {
         if let Some(m) = modifier(inst, m) {
-            out.push('.');
-            out.push_str(m);
+            out.push_ascii(b'.');
+            out.push_text(m);
         }
     }
-    out.push(' ');
+    out.push_ascii(b' ');
     let mut first = true;
-    let mut sep = |out: &mut String| {
+    let mut sep = |out: &mut O| {
         if !std::mem::take(&mut first) {
-            out.push_str(", ");
+            out.push_text(", ");
         }
     };
     if inst.sparse != t.sparse_none {
         sep(out);
-        out.push('P');
+        out.push_ascii(b'P');
         push_decimal(out, inst.sparse.into());
     }
-    let tid = |out: &mut String| push_hex(out, if inst.bindless { 0 } else { inst.tid.into() });
-    let dim = t.dims.get(inst.dim as usize).map_or("", String::as_str);
+    let tid = |out: &mut O| push_hex(out, if inst.bindless { 0 } else { inst.tid.into() });
+    let dim = t.dense.dim[usize::from(inst.dim)].unwrap_or("");
     let rb_printed =
         has_field(inst, FieldName::Rb) && (inst.rb != RZ || t.rb_rz_printed.contains(&inst.op));
-    let regs = |out: &mut String, sep: &mut dyn FnMut(&mut String), regs: &[u8]| {
+    let regs = |out: &mut O, sep: &mut dyn FnMut(&mut O), regs: &[u8]| {
         for &r in regs {
             sep(out);
             push_reg(out, r);
@@ -177,9 +209,9 @@ pub fn write_inst(out: &mut String, inst: &NvInst) {
             tid(out);
             if inst.op != OpClass::TLD4S {
                 sep(out);
-                out.push_str(dim);
+                out.push_text(dim);
                 sep(out);
-                out.push_str(comps_spelling(inst));
+                out.push_text(comps_spelling(inst));
             }
         }
         OpClass::TXQ => {
@@ -199,7 +231,7 @@ pub fn write_inst(out: &mut String, inst: &NvInst) {
             sep(out);
             tid(out);
             sep(out);
-            out.push_str(dim);
+            out.push_text(dim);
             sep(out);
             push_hex(out, inst.mask.into());
         }
