@@ -15,7 +15,7 @@
 //!   its [`FileResult`], handed to a callback as soon as the file is done. Each output is
 //!   written whole to a temporary file renamed into place ([`write_atomic`]).
 //!
-//! The work on one input — [`translate_input`], [`disasm_input`] — is what the command line
+//! The work on one input — [`translate_input`], [`disasm_to`] — is what the command line
 //! does to a single input too, so a batch's outputs are byte-identical to single runs.
 //!
 //! ```
@@ -43,7 +43,7 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fmt;
 use std::fs;
-use std::io::{self, Write};
+use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -55,6 +55,7 @@ use crate::diagnostic::{Diagnostic, Input, Kind};
 use crate::ir::{Isa, Item, Program};
 use crate::isa::{self, visa};
 use crate::mappings::files;
+use crate::stream::{self, StreamError};
 use crate::translate::{self, Report};
 use crate::{Error, Form, ReadOptions};
 
@@ -209,22 +210,130 @@ pub fn translate_input(
     Ok((output, t.report))
 }
 
-/// Prints one binary input of `isa` as text, as `disasm` does: a vISA `.isa` container as
-/// what its writer kept; a text input is refused, pointing to `asm` and `translate`.
-pub fn disasm_input(isa: Isa, name: &str, bytes: &[u8]) -> Result<Output, Box<Diagnostic>> {
-    if let Some(out) = disasm_special(isa, name, bytes)? {
-        return Ok(out);
+/// Why one input failed: rejected (located), or an I/O error reading it or writing its
+/// output.
+#[derive(Debug)]
+pub enum FileError {
+    /// The input was rejected: the diagnostic says where and why.
+    Rejected(Box<Diagnostic>),
+    /// Reading the input failed.
+    Read(io::Error),
+    /// Writing the output failed.
+    Write(io::Error),
+}
+
+impl From<Box<Diagnostic>> for FileError {
+    fn from(d: Box<Diagnostic>) -> Self {
+        FileError::Rejected(d)
     }
-    let codec = isa::codec(isa);
-    let fail = |e: Error| Box::new(diagnose(isa, name, bytes, None, &e));
-    let program = codec.decode_binary(bytes).map_err(fail)?;
-    let (instructions, texture_instructions) = counts(&program);
-    let text = codec.print_text(&program).map_err(fail)?;
-    Ok(Output {
-        bytes: text.into_bytes(),
-        instructions,
-        texture_instructions,
-    })
+}
+
+impl FileError {
+    /// The failure as a diagnostic, naming `input` or `output` in an I/O error.
+    pub fn diagnostic(self, input: &str, output: &str) -> Diagnostic {
+        match self {
+            FileError::Rejected(d) => *d,
+            FileError::Read(e) => Diagnostic::new(Kind::Io, format!("reading {input}: {e}")),
+            FileError::Write(e) => Diagnostic::new(Kind::Io, format!("writing {output}: {e}")),
+        }
+    }
+}
+
+/// A `disasm` input: read whole, or left in its file to stream from.
+pub enum DisasmInput {
+    /// The whole input (standard input, a text file, a vISA container, a small binary ...).
+    Whole(Vec<u8>),
+    /// A file whose first 64 KiB hold a zero byte (so it is no text) and no vISA container
+    /// magic: decoded and printed as it is read ([`crate::stream::disasm`]).
+    Streamed {
+        /// The file, to read the input again for a diagnostic.
+        path: PathBuf,
+        /// The open file.
+        file: io::BufReader<fs::File>,
+    },
+}
+
+impl DisasmInput {
+    /// Opens the file at `path` for `disasm`.
+    pub fn open(path: &Path) -> io::Result<Self> {
+        const PREFIX: u64 = 1 << 16;
+        let mut file = fs::File::open(path)?;
+        let mut bytes = Vec::new();
+        (&mut file).take(PREFIX).read_to_end(&mut bytes)?;
+        if bytes.contains(&0) && !visa::is_isa_container(&bytes) {
+            file.rewind()?;
+            return Ok(DisasmInput::Streamed {
+                path: path.to_path_buf(),
+                file: io::BufReader::new(file),
+            });
+        }
+        file.read_to_end(&mut bytes)?;
+        Ok(DisasmInput::Whole(bytes))
+    }
+}
+
+/// A writer that remembers whether writing failed, to tell the output's I/O errors from
+/// the input's in a stream.
+struct Tracked<'a> {
+    inner: &'a mut dyn Write,
+    failed: bool,
+}
+
+impl Write for Tracked<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.write(buf).inspect_err(|_| self.failed = true)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush().inspect_err(|_| self.failed = true)
+    }
+}
+
+/// Prints one binary input of `isa` (`name` for messages) as text into `out`, as `disasm`
+/// does: a vISA `.isa` container as what its writer kept ([`disasm_special`]), a text input
+/// refused, a binary decoded and printed instruction by instruction
+/// ([`crate::stream::disasm`]). Returns the items and texture instructions read.
+pub fn disasm_to(
+    isa: Isa,
+    name: &str,
+    input: DisasmInput,
+    out: &mut dyn Write,
+) -> Result<(usize, usize), FileError> {
+    let mut out = Tracked {
+        inner: out,
+        failed: false,
+    };
+    let (result, path, bytes) = match input {
+        DisasmInput::Whole(bytes) => {
+            if let Some(o) = disasm_special(isa, name, &bytes)? {
+                out.write_all(&o.bytes)
+                    .and_then(|()| out.flush())
+                    .map_err(FileError::Write)?;
+                return Ok((o.instructions, o.texture_instructions));
+            }
+            let mut cursor = io::Cursor::new(&bytes[..]);
+            let result = stream::disasm(isa, &mut cursor, &mut out);
+            (result, None, bytes)
+        }
+        DisasmInput::Streamed { path, mut file } => {
+            let result = stream::disasm(isa, &mut file, &mut out);
+            (result, Some(path), Vec::new())
+        }
+    };
+    match result {
+        Ok(stats) => Ok((stats.items as usize, stats.texture as usize)),
+        Err(StreamError::Io(e)) if out.failed => Err(FileError::Write(e)),
+        Err(StreamError::Io(e)) => Err(FileError::Read(e)),
+        Err(StreamError::Codec(e)) => {
+            // A streamed file is read whole again to quote it in the diagnostic.
+            let bytes = match path {
+                Some(path) => fs::read(path).map_err(FileError::Read)?,
+                None => bytes,
+            };
+            Err(FileError::Rejected(Box::new(diagnose(
+                isa, name, &bytes, None, &e,
+            ))))
+        }
+    }
 }
 
 /// What `disasm` does with a whole input before decoding it instruction by instruction: an
@@ -272,13 +381,44 @@ pub fn looks_like_text(bytes: &[u8]) -> bool {
 /// a failure never leaves a half-written output (the temporary file is removed) and an
 /// existing output is replaced only by a complete one.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    atomic(path, |file| file.write_all(bytes), |e| e)
+}
+
+/// [`write_atomic`] of what `write` writes (through a buffer): the output is renamed into
+/// place only when `write` succeeds. Creating, flushing or renaming the file fails as
+/// [`FileError::Write`].
+pub fn write_atomic_with<T>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<T, FileError>,
+) -> Result<T, FileError> {
+    atomic(
+        path,
+        |file| {
+            let mut w = io::BufWriter::new(file);
+            let t = write(&mut w)?;
+            w.flush().map_err(FileError::Write)?;
+            Ok(t)
+        },
+        FileError::Write,
+    )
+}
+
+/// The temporary file of [`write_atomic`]: `write` fills it, then it is renamed to `path`.
+fn atomic<T, E>(
+    path: &Path,
+    write: impl FnOnce(&mut fs::File) -> Result<T, E>,
+    io_error: impl Fn(io::Error) -> E,
+) -> Result<T, E> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
     let name = path.file_name().ok_or_else(|| {
-        io::Error::new(io::ErrorKind::InvalidInput, "the output path names no file")
+        io_error(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the output path names no file",
+        ))
     })?;
     let (tmp, mut file) = loop {
         let mut tmp_name = OsString::from(".");
@@ -297,16 +437,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
             Ok(file) => break (tmp, file),
             // A stale file of an earlier process with this id: take the next name.
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
+            Err(e) => return Err(io_error(e)),
         }
     };
-    let written = file
-        .write_all(bytes)
-        .and_then(|()| file.flush())
-        .and_then(|()| {
-            drop(file);
-            fs::rename(&tmp, path)
-        });
+    let written = write(&mut file).and_then(|t| {
+        drop(file);
+        fs::rename(&tmp, path).map_err(&io_error)?;
+        Ok(t)
+    });
     if written.is_err() {
         let _ = fs::remove_file(&tmp);
     }
@@ -362,16 +500,40 @@ impl Job {
         }
     }
 
-    /// Runs the job on one input.
-    pub fn process(
+    /// Runs the job on the input `entry` names, writing its output whole (see
+    /// [`write_atomic`]) to `target` (set once its name is known): the items and texture
+    /// instructions read. Warnings and notes go to `notes`.
+    fn process(
         &self,
-        name: &str,
-        bytes: &[u8],
+        entry: &Entry,
         notes: &mut Vec<Note>,
-    ) -> Result<Output, Box<Diagnostic>> {
+        target: &mut Option<PathBuf>,
+    ) -> Result<(usize, usize), FileError> {
+        let name = entry.input.display().to_string();
+        let mut output = |ext: &str| -> Result<PathBuf, FileError> {
+            let mut path = entry.output_stem.clone().into_os_string();
+            path.push(".");
+            path.push(ext);
+            let path = PathBuf::from(path);
+            *target = Some(path.clone());
+            if let Some(dir) = path.parent() {
+                fs::create_dir_all(dir).map_err(FileError::Write)?;
+            }
+            Ok(path)
+        };
         match self {
-            Job::Translate(options) => translate_input(name, bytes, options, notes).map(|(o, _)| o),
-            Job::Disasm(isa) => disasm_input(*isa, name, bytes),
+            Job::Translate(options) => {
+                let bytes = fs::read(&entry.input).map_err(FileError::Read)?;
+                let (out, _) = translate_input(&name, &bytes, options, notes)?;
+                let path = output(self.output_extension(&out.bytes))?;
+                write_atomic(&path, &out.bytes).map_err(FileError::Write)?;
+                Ok((out.instructions, out.texture_instructions))
+            }
+            Job::Disasm(isa) => {
+                let input = DisasmInput::open(&entry.input).map_err(FileError::Read)?;
+                let path = output(self.output_extension(&[]))?;
+                write_atomic_with(&path, |w| disasm_to(*isa, &name, input, w))
+            }
         }
     }
 }
@@ -743,32 +905,17 @@ fn process(job: &Job, entry: &Entry) -> FileResult {
     if result.error.is_some() {
         return result;
     }
-    let outcome = fs::read(&entry.input)
-        .map_err(|e| Box::new(io_diagnostic("reading", &entry.input, &e)))
-        .and_then(|bytes| {
-            let name = entry.input.display().to_string();
-            job.process(&name, &bytes, &mut result.notes)
-        })
-        .and_then(|out| {
-            let mut path = entry.output_stem.clone().into_os_string();
-            path.push(".");
-            path.push(job.output_extension(&out.bytes));
-            let path = PathBuf::from(path);
-            if let Some(dir) = path.parent() {
-                fs::create_dir_all(dir)
-                    .map_err(|e| Box::new(io_diagnostic("creating", dir, &e)))?;
-            }
-            write_atomic(&path, &out.bytes)
-                .map_err(|e| Box::new(io_diagnostic("writing", &path, &e)))?;
-            Ok((path, out))
-        });
-    match outcome {
-        Ok((path, out)) => {
-            result.output = Some(path);
-            result.instructions = out.instructions;
-            result.texture_instructions = out.texture_instructions;
+    let mut target = None;
+    match job.process(entry, &mut result.notes, &mut target) {
+        Ok((instructions, texture_instructions)) => {
+            result.output = target;
+            result.instructions = instructions;
+            result.texture_instructions = texture_instructions;
         }
-        Err(d) => result.error = Some(*d),
+        Err(e) => {
+            let output = target.map_or(String::new(), |p| p.display().to_string());
+            result.error = Some(e.diagnostic(&entry.input.display().to_string(), &output));
+        }
     }
     result
 }

@@ -228,6 +228,27 @@ fn binary_outputs_and_disasm_batches_match_single_runs() {
         std::fs::read(dir.join("nvout/k.sass")).unwrap(),
         single(&["disasm", "--isa", "nvidia", &stream])
     );
+
+    // A stream cut mid-word (streamed from its file: it holds zero bytes) fails at its byte
+    // offset; the others are written.
+    let mut cut = words.clone();
+    cut.extend_from_slice(&[0, 0, 0]);
+    let cut_path = write(&dir.join("nv/cut.bin"), &cut);
+    let o = texlate(&[
+        "disasm",
+        "--isa",
+        "nvidia",
+        s(&dir.join("nv")),
+        "-o",
+        s(&dir.join("nvout2")),
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("at byte offset {:#x} of {cut_path}", words.len())),
+        "{err}"
+    );
+    assert_eq!(tree(&dir.join("nvout2")), set(&["k.sass"]));
 }
 
 #[test]
