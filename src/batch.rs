@@ -212,15 +212,38 @@ pub fn translate_input(
 /// Prints one binary input of `isa` as text, as `disasm` does: a vISA `.isa` container as
 /// what its writer kept; a text input is refused, pointing to `asm` and `translate`.
 pub fn disasm_input(isa: Isa, name: &str, bytes: &[u8]) -> Result<Output, Box<Diagnostic>> {
+    if let Some(out) = disasm_special(isa, name, bytes)? {
+        return Ok(out);
+    }
     let codec = isa::codec(isa);
     let fail = |e: Error| Box::new(diagnose(isa, name, bytes, None, &e));
+    let program = codec.decode_binary(bytes).map_err(fail)?;
+    let (instructions, texture_instructions) = counts(&program);
+    let text = codec.print_text(&program).map_err(fail)?;
+    Ok(Output {
+        bytes: text.into_bytes(),
+        instructions,
+        texture_instructions,
+    })
+}
+
+/// What `disasm` does with a whole input before decoding it instruction by instruction: an
+/// IGC `.isa` container is printed whole (`Some`), a text file is refused (`disasm` reads
+/// binaries), anything else is left to the decoder (`None`).
+pub fn disasm_special(
+    isa: Isa,
+    name: &str,
+    bytes: &[u8],
+) -> Result<Option<Output>, Box<Diagnostic>> {
+    let codec = isa::codec(isa);
     if isa == Isa::Visa && visa::is_isa_container(bytes) {
-        let c = visa::decode_isa_container(bytes).map_err(fail)?;
-        return Ok(Output {
+        let c = visa::decode_isa_container(bytes)
+            .map_err(|e| Box::new(diagnose(isa, name, bytes, None, &e)))?;
+        return Ok(Some(Output {
             bytes: visa::print_isa_container(&c).into_bytes(),
             instructions: c.kernels.iter().map(|k| k.instructions).sum(),
             texture_instructions: c.kernels.iter().map(|k| k.samplers.len()).sum(),
-        });
+        }));
     }
     if !codec.looks_binary(bytes) && looks_like_text(bytes) {
         return Err(Box::new(
@@ -235,14 +258,7 @@ pub fn disasm_input(isa: Isa, name: &str, bytes: &[u8]) -> Result<Output, Box<Di
             )),
         ));
     }
-    let program = codec.decode_binary(bytes).map_err(fail)?;
-    let (instructions, texture_instructions) = counts(&program);
-    let text = codec.print_text(&program).map_err(fail)?;
-    Ok(Output {
-        bytes: text.into_bytes(),
-        instructions,
-        texture_instructions,
-    })
+    Ok(None)
 }
 
 /// Whether `bytes` read as text: UTF-8 without control characters other than whitespace.

@@ -41,6 +41,7 @@ pub mod ir;
 pub mod isa;
 pub mod mappings;
 pub mod passes;
+pub mod stream;
 pub mod translate;
 
 pub use error::Error;

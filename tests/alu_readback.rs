@@ -71,6 +71,24 @@ fn near_miss(isa: Isa, text: &str, from: &str, to: &str) {
     assert_eq!(c.print_text(&read).unwrap(), changed, "{isa:?} identity");
 }
 
+/// `text` with `from` replaced by `to` once reads back without an `op` item where it had
+/// one: a multi-instruction form with one instruction changed is not that form (its other
+/// instructions may still read as another op).
+fn sequence_miss(isa: Isa, text: &str, from: &str, to: &str, op: AluOp) {
+    let c = codec(isa);
+    let count = |t: &str| {
+        alus(&c.parse_text(t, Default::default()).unwrap())
+            .iter()
+            .filter(|a| a.op == op)
+            .count()
+    };
+    assert!(text.contains(from), "{from} in\n{text}");
+    let changed = text.replacen(from, to, 1);
+    assert_eq!(count(&changed), count(text) - 1, "{isa:?}: `{to}`");
+    let read = c.parse_text(&changed, Default::default()).unwrap();
+    assert_eq!(c.print_text(&read).unwrap(), changed, "{isa:?} identity");
+}
+
 /// Emits `list`, reads the text (and the binary, when `binary`) back: the same ALU items,
 /// and identity round trips. Returns the program read from text.
 fn read_back(isa: Isa, mut ir: Program, list: Vec<AluInstr>, binary: bool) -> Program {
@@ -128,10 +146,14 @@ fn nvidia_reads_back_every_alu_op() {
         alu(AluOp::RestoreActiveMask, Scalar::Zero, vec![]),
         alu(AluOp::MovLanes, r(29, 0), vec![r(28, 0), imm(0x4, U32)]),
         pred,
+        // TMML's fixed point.
+        alu(AluOp::I16ToF32, r(24, 0), vec![r(25, 0)]),
+        alu(AluOp::U16ToF32, r(26, 0), vec![r(27, 0)]),
     ];
     let _ = F32;
     let read = read_back(Isa::Nvidia, Program::new(Isa::Nvidia), list, true);
     let text = codec(Isa::Nvidia).print_text(&read).unwrap();
+    near_miss(Isa::Nvidia, &text, "I2F.F32.U16 R26", "I2F.F32.S16 R26");
     // Another modifier in the text than the word's, another guard.
     near_miss(Isa::Nvidia, &text, "FMUL R16", "FMUL.FTZ R16");
     near_miss(Isa::Nvidia, &text, "@!P0 MOV", "@P0 MOV");
@@ -152,6 +174,9 @@ fn dxbc_reads_back_every_alu_op() {
         alu(AluOp::FMaxAbs, r(5, 2), vec![r(2, 0), r(2, 1)]),
         alu(AluOp::FMaxRightAbs, r(6, 0), vec![r(5, 2), r(2, 3)]),
         alu(AluOp::FRcp, r(5, 3), vec![r(2, 2)]),
+        // TMML's fixed point.
+        alu(AluOp::I16ToF32, r(6, 0), vec![r(1, 0)]),
+        alu(AluOp::U16ToF32, r(6, 1), vec![r(1, 3)]),
     ];
     let _ = I32;
     let read = read_back(Isa::Dxbc, Program::new(Isa::Dxbc), list, true);
@@ -165,6 +190,20 @@ fn dxbc_reads_back_every_alu_op() {
         &text,
         "max r5.z, |r2.x|, |r2.y|",
         "max r5.z, |r2.x|, r2.y",
+    );
+    sequence_miss(
+        Isa::Dxbc,
+        &text,
+        "ibfe r6.x, l(16), l(0), r1.x",
+        "ibfe r6.x, l(15), l(0), r1.x",
+        AluOp::I16ToF32,
+    );
+    sequence_miss(
+        Isa::Dxbc,
+        &text,
+        "utof r6.y, r6.y",
+        "itof r6.y, r6.y",
+        AluOp::U16ToF32,
     );
 }
 
@@ -209,9 +248,26 @@ fn visa_reads_back_every_alu_op() {
             0,
         ),
         simd(alu(AluOp::FRcp, r(36, 0), vec![r(35, 0)]), 16, 0),
+        // TMML's fixed point.
+        simd(alu(AluOp::I16ToF32, r(32, 0), vec![r(34, 0)]), 16, 0),
+        simd(alu(AluOp::U16ToF32, r(35, 64), vec![r(33, 0)]), 8, 0),
     ];
     let read = read_back(Isa::Visa, ir, list, false);
     let text = codec(Isa::Visa).print_text(&read).unwrap();
+    sequence_miss(
+        Isa::Visa,
+        &text,
+        "asr (M1, 16) V0032_d(0,0)<1> V0032_d(0,0)<1;1,0> 0x10:d",
+        "asr (M1, 16) V0032_d(0,0)<1> V0032_d(0,0)<1;1,0> 0xf:d",
+        AluOp::I16ToF32,
+    );
+    sequence_miss(
+        Isa::Visa,
+        &text,
+        "and (M1, 8) V0035_ud(2,0)<1> V0033(0,0)<1;1,0> 0xffff:ud",
+        "and (M1, 8) V0035_ud(2,0)<1> V0033(0,0)<1;1,0> 0xfff:ud",
+        AluOp::U16ToF32,
+    );
     near_miss(Isa::Visa, &text, "inv (M1, 16)", "inv.sat (M1, 16)");
     near_miss(Isa::Visa, &text, "mul (M1, 16)", "mul.sat (M1, 16)");
     near_miss(Isa::Visa, &text, "(abs)", "(-)");

@@ -420,6 +420,9 @@ fn vs_alu() -> Program {
         alu(AluOp::FMaxAbs, r(3, 2), &[v(0, 0), v(0, 1)]),
         alu(AluOp::FMaxRightAbs, r(3, 2), &[r(3, 2), v(0, 2)]),
         alu(AluOp::Mov, o(0, 0), &[r(3, 2)]),
+        // TMML's fixed point.
+        alu(AluOp::I16ToF32, r(4, 0), &[r(2, 0)]),
+        alu(AluOp::U16ToF32, r(4, 1), &[v(0, 3)]),
     ]);
     let mut t = to(
         tex(TexOp::Sample, 0, &[r(3, 0), r(3, 1)]),

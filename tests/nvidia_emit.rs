@@ -271,6 +271,9 @@ fn cases() -> Vec<(&'static str, Program)> {
             alu(AluOp::FMaxAbs, 12, rs(&[11, 2])),
             alu(AluOp::FRcp, 13, rs(&[12])),
             Item::Alu(Box::new(mov_pred)),
+            // TMML's fixed point.
+            alu(AluOp::I16ToF32, 14, rs(&[3])),
+            alu(AluOp::U16ToF32, 15, rs(&[1])),
         ]),
     ));
     // The quad operations of the gradient emulation (ptxas's tex.grad.cube sequence).

@@ -306,6 +306,15 @@ fn alu_forms(simd: u8) -> Vec<(&'static str, AluInstr)> {
             ),
         ),
         ("frcp", alu(AluOp::FRcp, simd, r(LOD, 0), vec![r(LOD, 0)])),
+        // TMML's fixed point: into a float variable from an integer one.
+        (
+            "i16_to_f32",
+            alu(AluOp::I16ToF32, simd, r(U, 0), vec![r(IU, 0)]),
+        ),
+        (
+            "u16_to_f32",
+            alu(AluOp::U16ToF32, simd, r(V, 0), vec![r(UU, 0)]),
+        ),
     ]
 }
 

@@ -38,7 +38,7 @@ struct Cli {
     #[command(subcommand)]
     command: Command,
     /// Print errors as JSON (one object per line on standard error); `translate` and
-    /// `explain` also print the Report as JSON.
+    /// `explain` also print the Report as JSON, a batch its summary (on standard output).
     #[arg(long, global = true)]
     json: bool,
     /// When to colour diagnostics.
@@ -577,6 +577,126 @@ fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<(), Failure> {
     }
 }
 
+/// The input of `disasm`: a file that shows a zero byte in its first 64 KiB is read in
+/// chunks as it streams (a zero byte rules text out); anything else, and standard input, is
+/// read whole first (`Some` source), for the checks that need the whole input.
+enum DisasmInput {}
+
+impl DisasmInput {
+    fn open(path: &Path) -> Result<(Option<Source>, Box<dyn texlate::stream::Input>), Failure> {
+        const PREFIX: u64 = 1 << 16;
+        if path.as_os_str() != "-" {
+            let mut file = fs::File::open(path).map_err(|e| io_error("reading", path, e))?;
+            let mut prefix = Vec::new();
+            (&mut file)
+                .take(PREFIX)
+                .read_to_end(&mut prefix)
+                .map_err(|e| io_error("reading", path, e))?;
+            let container = prefix.starts_with(b"CISA");
+            if prefix.contains(&0) && !container {
+                return Ok((None, Box::new(io::BufReader::new(file))));
+            }
+        }
+        let source = Source::read(path)?;
+        let cursor = io::Cursor::new(source.bytes.clone());
+        Ok((Some(source), Box::new(cursor)))
+    }
+}
+
+/// A failure of a streamed command: the input rejected, or an I/O error reading it or
+/// writing the output.
+enum StreamFailure {
+    Input(Error),
+    Failure(Failure),
+}
+
+impl StreamFailure {
+    /// The failure, with an input error located in `source`.
+    fn located(self, isa: Isa, source: &Source) -> Failure {
+        match self {
+            StreamFailure::Input(e) => source.fail(isa, None, e),
+            StreamFailure::Failure(f) => f,
+        }
+    }
+}
+
+/// A writer that remembers whether writing failed (to tell a write error from a read error
+/// of the stream).
+struct Tracked<W> {
+    inner: W,
+    failed: bool,
+}
+
+impl<W: Write> Write for Tracked<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.write(buf).inspect_err(|_| self.failed = true)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush().inspect_err(|_| self.failed = true)
+    }
+}
+
+/// Streams an output: to a temporary file renamed into place on success (removed on any
+/// failure, so a failed run leaves no half-written output), or to standard output. `input`
+/// names the input in I/O errors.
+fn stream_output(
+    path: Option<&Path>,
+    input: &str,
+    write: impl FnOnce(&mut dyn Write) -> Result<texlate::stream::Stats, texlate::stream::StreamError>,
+) -> Result<(), StreamFailure> {
+    let fail = |e: texlate::stream::StreamError, written: bool, target: &str| match e {
+        texlate::stream::StreamError::Codec(e) => StreamFailure::Input(e),
+        texlate::stream::StreamError::Io(e)
+            if written && e.kind() == io::ErrorKind::BrokenPipe && path.is_none() =>
+        {
+            StreamFailure::Failure(Failure::ClosedPipe)
+        }
+        texlate::stream::StreamError::Io(e) => {
+            StreamFailure::Failure(Failure::diag(Diagnostic::new(
+                Kind::Io,
+                if written {
+                    format!("writing {target}: {e}")
+                } else {
+                    format!("reading {input}: {e}")
+                },
+            )))
+        }
+    };
+    match path {
+        None => {
+            let mut out = Tracked {
+                inner: io::stdout().lock(),
+                failed: false,
+            };
+            write(&mut out)
+                .map(|_| ())
+                .map_err(|e| fail(e, out.failed, "standard output"))
+        }
+        Some(path) => {
+            let mut tmp = path.as_os_str().to_owned();
+            tmp.push(".texlate-tmp");
+            let tmp = PathBuf::from(tmp);
+            let target = path.display().to_string();
+            let file = fs::File::create(&tmp)
+                .map_err(|e| StreamFailure::Failure(io_error("writing", path, e)))?;
+            let mut out = Tracked {
+                inner: file,
+                failed: false,
+            };
+            let result = write(&mut out)
+                .map_err(|e| fail(e, out.failed, &target))
+                .and_then(|_| {
+                    fs::rename(&tmp, path)
+                        .map_err(|e| StreamFailure::Failure(io_error("writing", path, e)))
+                });
+            if result.is_err() {
+                let _ = fs::remove_file(&tmp);
+            }
+            result
+        }
+    }
+}
+
 /// vISA binary output holds texture instructions only: say so rather than drop the other
 /// lines silently.
 fn note_unencoded_lines(isa: Isa, form: Form, program: &texlate::Program) {
@@ -627,23 +747,41 @@ fn run(cli: Cli, color: bool) -> Result<(), Failure> {
         } => {
             let isa = Isa::from(isa_arg);
             if let Some(words) = hex {
-                let codec = isa::codec(isa);
                 let words: Vec<&str> = words.iter().map(String::as_str).collect();
-                let fail = |e: Error| {
-                    Failure::diag(Diagnostic::from_error(&e, &Input::binary("--hex"), &[]))
-                };
-                let program = codec.decode_hex(&words).map_err(fail)?;
-                let text = codec.print_text(&program).map_err(fail)?;
-                return write_output(output.as_deref(), text.as_bytes());
+                return stream_output(output.as_deref(), "--hex", |out| {
+                    texlate::stream::disasm_hex(isa, &words, out)
+                })
+                .map_err(|f| match f {
+                    StreamFailure::Input(e) => {
+                        Failure::diag(Diagnostic::from_error(&e, &Input::binary("--hex"), &[]))
+                    }
+                    StreamFailure::Failure(f) => f,
+                });
             }
             if is_batch(&file, output.as_deref()) {
                 let job = batch::Job::Disasm(isa);
                 return run_batch(job, &file, output.as_deref(), batch_args, json, color);
             }
-            let source = Source::read(&file[0])?;
-            let out =
-                batch::disasm_input(isa, &source.name, &source.bytes).map_err(Failure::Diag)?;
-            write_output(output.as_deref(), &out.bytes)
+            let file = &file[0];
+            let (source, mut input) = DisasmInput::open(file)?;
+            if let Some(source) = &source {
+                if let Some(out) = batch::disasm_special(isa, &source.name, &source.bytes)
+                    .map_err(Failure::Diag)?
+                {
+                    return write_output(output.as_deref(), &out.bytes);
+                }
+            }
+            stream_output(output.as_deref(), &file.display().to_string(), |out| {
+                texlate::stream::disasm(isa, &mut *input, out)
+            })
+            .map_err(|f| match source {
+                Some(source) => f.located(isa, &source),
+                // A file read in chunks: read whole again to quote it in the diagnostic.
+                None => match Source::read(file) {
+                    Ok(source) => f.located(isa, &source),
+                    Err(e) => e,
+                },
+            })
         }
         Command::Asm {
             isa: isa_arg,

@@ -22,8 +22,8 @@
 //!   symbolic result.
 //!
 //! ALU instructions evaluated: `mov`, `utof`, `itof`, `ftou`, `ftoi`, `round_ne`, `round_ni`,
-//! `round_pi`, `round_z`, `min`, `max`, `umin`, `umax`, `imin`, `imax`, `mul`, `rcp`, with
-//! float source modifiers and `_sat`. Declarations, `customdata`, `nop` and `ret` are
+//! `round_pi`, `round_z`, `min`, `max`, `umin`, `umax`, `imin`, `imax`, `mul`, `rcp`, `and`,
+//! `ibfe` (immediate width and offset), with float source modifiers and `_sat`. Declarations, `customdata`, `nop` and `ret` are
 //! skipped (execution ends at the first `ret`); any other instruction is an error.
 
 use crate::check::{
@@ -317,6 +317,8 @@ fn alu(m: &mut Machine, i: &Instruction, at: &str) -> Result<bool, Error> {
         83 => (&[], Some(O::UMax), false, Role::SmallInt),
         37 => (&[], Some(O::IMin), false, Role::SmallInt),
         36 => (&[], Some(O::IMax), false, Role::SmallInt),
+        1 => (&[], Some(O::And), false, Role::SmallInt),
+        139 => return ibfe(m, i, at).map(|()| true),
         _ => return Ok(false),
     };
     let float_dst = matches!(i.opcode, 54 | 86 | 43 | 64..=67 | 129 | 51 | 52 | 56);
@@ -353,6 +355,49 @@ fn alu(m: &mut Machine, i: &Instruction, at: &str) -> Result<bool, Error> {
         vals[c as usize].clone().unwrap_or(Value::Bits(0))
     })?;
     Ok(true)
+}
+
+/// `ibfe dst, width, offset, src` with immediate width and offset (the form texlate's
+/// backend emits): bits `[offset, offset + width)` of `src` sign-extended, the field ending at
+/// bit 31 when it would run past it; width 0 gives 0 (Microsoft's "ibfe (sm5 - asm)").
+fn ibfe(m: &mut Machine, i: &Instruction, at: &str) -> Result<(), Error> {
+    let [dst, width, offset, value] = i.operands.as_slice() else {
+        return Err(unsupported(at, i, "unexpected operand count"));
+    };
+    if i.saturate() {
+        return Err(unsupported(
+            at,
+            i,
+            "_sat on an integer result is not modelled",
+        ));
+    }
+    let mut vals = [const { None }; 4];
+    for (c, slot) in vals.iter_mut().enumerate() {
+        if dst.mask() & (1 << c) == 0 {
+            continue;
+        }
+        let field = |m: &mut Machine, op| -> Result<u32, Error> {
+            src(m, op, c, Role::SmallInt, false, at, i)?
+                .bits()
+                .map(|b| b & 31)
+                .ok_or_else(|| unsupported(at, i, "a register width or offset is not modelled"))
+        };
+        let (w, o) = (field(m, width)?, field(m, offset)?);
+        let x = src(m, value, c, Role::SmallInt, false, at, i)?;
+        *slot = Some(match w {
+            0 => Value::Bits(0),
+            w => Value::apply(
+                ValueOp::SignedField {
+                    lo: o as u8,
+                    width: w.min(32 - o) as u8,
+                },
+                vec![x],
+            ),
+        });
+    }
+    write_dst(m, dst, at, i, |c| {
+        vals[c as usize].clone().unwrap_or(Value::Bits(0))
+    })
 }
 
 fn texture(

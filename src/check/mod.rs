@@ -28,7 +28,20 @@
 //! -0.0 or integer 0 is [`LodReq::Zero`]; all-zero immediate offsets are no offsets, and
 //! offset components the dimension ignores are 0; layers are semantic layer numbers; cube
 //! coordinates that differ only by a positive scale (ptxas's cube normalisation) are the same
-//! direction (within 2 ulp after normalising). Symbolic values compare structurally.
+//! direction (within 2 ulp after normalising). Symbolic values compare structurally, in one
+//! spelling per computation: `and x, 0xffff`, `(x << 16) >> 16` and NVIDIA's 16-bit I2F
+//! source are the low 16 bits (`low16`, or `sbits0+16` sign-extended), and `i32_to_f32` of a
+//! 16-bit field is `u32_to_f32`.
+//!
+//! LOD queries in 8.8 fixed point (NVIDIA TMML, src/check/nvidia.rs): a model writes
+//! `F32ToI32(FMul(lod, 256))`, and code reading that back as a float undoes it with
+//! `U32ToF32(Low16(..))` (clamped) or `I32ToF32(SignedField 0+16 (..))` (unclamped), then
+//! `FMul` by 1/256. [`Value::apply`] takes that round trip back to the LOD itself, which is
+//! exact under the models' assumption that a LOD query's result has 8 fractional bits and
+//! fits 16 bits: channel 0 (clamped) in [0, 256), channel 1 (unclamped) in [-128, 128). Only
+//! those channels, each with its own signedness, are rewritten, so a missing swap, a wrong
+//! signedness or a missing scale still reads differently; the rewrite assumes any result read
+//! through these conversions is a LOD query's (nothing else is converted so).
 //!
 //! **Quads.** A program with quad operations (NVIDIA `SAM`, `RAM`, `SHFL.IDX`, `FSWZADD`, a
 //! lane-masked `MOV`: the gradient emulation) is compared per quad: the source runs once per
@@ -147,6 +160,23 @@ pub enum ValueOp {
         /// The number of bits.
         width: u8,
     },
+    // 16-bit fields (LOD queries' 8.8 fixed point; see the module documentation).
+    /// Bits `[lo, lo + width)` of the operand, sign-extended (DX `ibfe`; NVIDIA `I2F.S16`
+    /// reads bits 15:0 so).
+    SignedField {
+        /// The lowest bit.
+        lo: u8,
+        /// The number of bits.
+        width: u8,
+    },
+    /// Bitwise and.
+    And,
+    /// Shift left by the second operand's low 5 bits.
+    Shl,
+    /// Logical shift right by the second operand's low 5 bits.
+    Shr,
+    /// Arithmetic shift right by the second operand's low 5 bits.
+    Asr,
 }
 
 impl ValueOp {
@@ -160,6 +190,7 @@ impl ValueOp {
                 | ValueOp::IMin
                 | ValueOp::IMax
                 | ValueOp::FMul
+                | ValueOp::And
                 | ValueOp::FAdd
         )
     }
@@ -167,6 +198,7 @@ impl ValueOp {
     fn name(self) -> String {
         match self {
             ValueOp::Field { lo, width } => format!("bits{lo}+{width}"),
+            ValueOp::SignedField { lo, width } => format!("sbits{lo}+{width}"),
             other => {
                 let s = format!("{other:?}");
                 let mut out = String::new();
@@ -228,8 +260,121 @@ impl ValueOp {
                     v & ((1u32 << width) - 1)
                 }
             }
+            ValueOp::SignedField { lo, width } => {
+                let v = a[0] >> lo;
+                match width {
+                    0 => 0,
+                    w if w >= 32 => v,
+                    w => sext(v, u32::from(w)) as u32,
+                }
+            }
+            ValueOp::And => a[0] & a[1],
+            ValueOp::Shl => a[0] << (a[1] & 31),
+            ValueOp::Shr => a[0] >> (a[1] & 31),
+            ValueOp::Asr => ((a[0] as i32) >> (a[1] & 31)) as u32,
         }
     }
+}
+
+/// f32 256.0 and 1/256: the scale of the 8.8 fixed point.
+const F32_256: u32 = 0x4380_0000;
+const F32_1_256: u32 = 0x3b80_0000;
+
+/// The LOD-query channel `x` is `F32ToI32(FMul(result, 256))` of: the result's channel.
+fn fixed_point_lod(x: &Value) -> Option<u8> {
+    let Value::Op {
+        op: ValueOp::F32ToI32,
+        args,
+    } = x
+    else {
+        return None;
+    };
+    scaled_lod(args.first()?, F32_256)
+}
+
+/// `x` is `FMul(result.c, scale)` with c a LOD query's channel (0, 1): c.
+fn scaled_lod(x: &Value, scale: u32) -> Option<u8> {
+    match x {
+        Value::Op {
+            op: ValueOp::FMul,
+            args,
+        } => match args.as_slice() {
+            [Value::Result { channel, .. }, Value::Bits(k)] if *k == scale && *channel < 2 => {
+                Some(*channel)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The canonical form of `op(args)` (symbolic): one spelling per computation, and the
+/// 8.8 fixed-point round trip of a LOD query's result taken back (module documentation).
+fn rewrite(op: ValueOp, args: Vec<Value>) -> Value {
+    use ValueOp as O;
+    let low16 = |x: Value| Value::apply(O::Low16, vec![x]);
+    match (op, args.as_slice()) {
+        (O::Field { lo: 0, width: 16 }, _) => return Value::apply(O::Low16, args),
+        (O::And, [x, Value::Bits(0xffff)]) => return low16(x.clone()),
+        (
+            O::Shr | O::Asr,
+            [Value::Op {
+                op: O::Shl,
+                args: inner,
+            }, Value::Bits(n)],
+        ) => {
+            if let [x, Value::Bits(m)] = inner.as_slice() {
+                let n = n & 31;
+                if n == m & 31 && n > 0 {
+                    let field = if op == O::Shr {
+                        O::Field {
+                            lo: 0,
+                            width: 32 - n as u8,
+                        }
+                    } else {
+                        O::SignedField {
+                            lo: 0,
+                            width: 32 - n as u8,
+                        }
+                    };
+                    return Value::apply(field, vec![x.clone()]);
+                }
+            }
+        }
+        // A 16-bit field is non-negative: signed and unsigned conversions agree.
+        (O::I32ToF32, [x @ Value::Op { op: O::Low16, .. }]) => {
+            return Value::apply(O::U32ToF32, vec![x.clone()])
+        }
+        // The clamped LOD (channel 0) read as u16, the unclamped (channel 1) as s16.
+        (
+            O::U32ToF32,
+            [Value::Op {
+                op: O::Low16,
+                args: a,
+            }],
+        )
+        | (
+            O::I32ToF32,
+            [Value::Op {
+                op: O::SignedField { lo: 0, width: 16 },
+                args: a,
+            }],
+        ) => {
+            let want = if op == O::U32ToF32 { 0 } else { 1 };
+            if let [Value::Op { args: scaled, .. }] = a.as_slice() {
+                if fixed_point_lod(&a[0]) == Some(want) {
+                    return scaled[0].clone();
+                }
+            }
+        }
+        (O::FMul, [x, Value::Bits(F32_1_256)]) if scaled_lod(x, F32_256).is_some() => {
+            if let Value::Op { args: inner, .. } = x {
+                return inner[0].clone();
+            }
+        }
+        _ => {}
+    }
+    Value::Op { op, args }
 }
 
 impl Value {
@@ -242,7 +387,7 @@ impl Value {
             // Symbolic operands first, so `min(x, c)` and `min(c, x)` read the same.
             args.sort_by_key(|v| matches!(v, Value::Bits(_)));
         }
-        Value::Op { op, args }
+        rewrite(op, args)
     }
 
     /// The bit pattern, when concrete.

@@ -10,8 +10,17 @@
 //! them). Where they differ the tool wins: plain TLD4S reads x from Ra and y from **Rb**
 //! (§11, settled with ptxas), not from Ra+1.
 //!
-//! Unverified, and said so: TMML's result order (§11: one public decoder swaps clamped and
-//! unclamped); the short-form targets ptxas never produced (TEXS `LZ.DC ARRAY_2D`, TLDS
+//! TMML (research §11 left its results open; Mesa nouveau `NVC0LoweringPass::handleTXLQ` and
+//! NAK `nak_nir_lower_tex.c`, two compilers that run on the hardware, agree; docs/nvidia.md):
+//! hardware channel 0 is the unclamped LOD, channel 1 the clamped, each 8.8 fixed point in
+//! bits 15:0. The model's definition: the request names channels in DX's order (0 = clamped,
+//! 1 = unclamped: the instruction's mask bits 0 and 1 swapped), and the register of hardware
+//! channel 0 / 1 receives `F32ToI32(FMul(lod, 256))` of the unclamped / clamped LOD, i.e.
+//! `i32(trunc(lod × 256))` (the hardware's upper 16 bits and its rounding are unverified;
+//! code reading the value through `I2F.S16`/`I2F.U16` does not depend on them). Channels 2
+//! and 3 are undefined on every ISA and read as the result's channels.
+//!
+//! Unverified, and said so: the short-form targets ptxas never produced (TEXS `LZ.DC ARRAY_2D`, TLDS
 //! `LL 1D`, `LL 2D`, `LL.AOFFI 2D`) follow the observed split rule; `.PTP` offsets are read
 //! as 6-bit fields per byte, byte `2i + c` = texel i component c (Mesa NAK's packing); the
 //! `.LC` clamp is the u4.8 value of bits 27:16 of Ra+0 (seed), reported as an f32.
@@ -437,7 +446,12 @@ pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) ->
     };
     r.reference = get(Slot::Ref);
     r.sample_index = get(Slot::Sample);
-    r.channels = inst.mask;
+    // TMML: hardware channels 0 and 1 are the IR's 1 and 0 (module documentation).
+    let tmml = inst.op == OpClass::TMML;
+    let semantic = |c: u8| if tmml && c < 2 { 1 - c } else { c };
+    r.channels = (0..4u8)
+        .filter(|c| inst.mask & (1 << c) != 0)
+        .fold(0, |acc, c| acc | 1 << semantic(c));
     r.residency = inst.sparse != 7 && !inst.op.is_short();
     let k = m.request(r, at.to_string());
     // Destinations.
@@ -454,11 +468,23 @@ pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) ->
                 format!("destination from R{base} runs past R254"),
             ));
         }
+        let result = Value::Result {
+            request: k,
+            channel: semantic(c),
+        };
         m.write(
             gpr(n),
-            Value::Result {
-                request: k,
-                channel: c,
+            if tmml && c < 2 {
+                // 8.8 fixed point: i32(trunc(lod × 256)).
+                Value::apply(
+                    ValueOp::F32ToI32,
+                    vec![Value::apply(
+                        ValueOp::FMul,
+                        vec![result, Value::Bits(256f32.to_bits())],
+                    )],
+                )
+            } else {
+                result
             },
         );
         Ok(())
@@ -525,9 +551,11 @@ pub(crate) struct Alu {
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum AluKind {
     Mov,
-    /// I2F: source signed?
+    /// I2F: source signed? `src16`: a 16-bit source, bits 15:0 of the register (`.S16`,
+    /// `.U16`).
     I2F {
         signed: bool,
+        src16: bool,
     },
     /// F2I: destination signed, rounding (0 RNE, 1 floor, 2 ceil, 3 trunc); `dst16`: a
     /// 16-bit destination, saturated (`F2I.U16.F32`).
@@ -614,8 +642,15 @@ fn alu(m: &mut Machine, a: &Alu) {
     use ValueOp as O;
     let v = match a.kind {
         AluKind::Mov => read_src(m, &a.srcs[0], Role::Float, false),
-        AluKind::I2F { signed } => read_src(m, &a.srcs[0], Role::SmallInt, false)
-            .unary(if signed { O::I32ToF32 } else { O::U32ToF32 }),
+        AluKind::I2F { signed, src16 } => {
+            let x = read_src(m, &a.srcs[0], Role::SmallInt, false);
+            let x = match (src16, signed) {
+                (false, _) => x,
+                (true, false) => x.unary(O::Low16),
+                (true, true) => x.unary(O::SignedField { lo: 0, width: 16 }),
+            };
+            x.unary(if signed { O::I32ToF32 } else { O::U32ToF32 })
+        }
         AluKind::F2I {
             signed,
             round,
@@ -847,10 +882,11 @@ fn parse_alu(text: &str) -> Result<Option<Alu>, String> {
             (AluKind::Fswz { ops: codes }, vec![src(1)?, src(2)?])
         }
         "I2F" => {
-            known_mods(&["F32", "S32", "U32", "RN", "FTZ"])?;
+            known_mods(&["F32", "S32", "U32", "S16", "U16", "RN", "FTZ"])?;
             (
                 AluKind::I2F {
-                    signed: !mods.contains(&"U32"),
+                    signed: !mods.contains(&"U32") && !mods.contains(&"U16"),
+                    src16: mods.contains(&"S16") || mods.contains(&"U16"),
                 },
                 vec![src(1)?],
             )
@@ -1001,12 +1037,20 @@ fn decode_alu(w: u64) -> Result<Option<Alu>, String> {
             )
         }
         0x5cb8 | 0x4cb8 => {
-            if (w >> 8) & 3 != 2 || (w >> 10) & 3 != 2 {
+            // Destination size (bits 8-9) 32; source size (bits 10-11) 16 or 32.
+            // A part select (bits 41-42: `.H1`, `.B1`...), `-` (45) or `|x|` (49) is not
+            // modelled (nvdisasm, bit flips of `I2F.F32.S16 R0, R5`).
+            let ssz = (w >> 10) & 3;
+            if (w >> 8) & 3 != 2 || !(ssz == 1 || ssz == 2) || (w >> 41) & 3 != 0 {
+                return fail();
+            }
+            if (w >> 45) & 1 != 0 || (w >> 49) & 1 != 0 {
                 return fail();
             }
             (
                 AluKind::I2F {
                     signed: (w >> 13) & 1 == 1,
+                    src16: ssz == 1,
                 },
                 vec![op(second(top == 0x4cb8))],
             )

@@ -26,8 +26,8 @@
 //! then reads level 0. `scatter4_typed` (a store) is not modelled: an error.
 //!
 //! ALU instructions evaluated (lane 0): `mov` (with the type conversion its operand types
-//! imply), `rndne`, `rndd`, `rndu`, `rndz`, `min`, `max`, `mul`, `inv`, with `.sat` and the
-//! `(-)`/`(abs)` source modifiers. Declarations, directives, labels, comments, `movs`
+//! imply), `rndne`, `rndd`, `rndu`, `rndz`, `min`, `max`, `mul`, `inv`, `and`, `shl`, `shr`,
+//! `asr` (32-bit destinations), with `.sat` and the `(-)`/`(abs)` source modifiers. Declarations, directives, labels, comments, `movs`
 //! (surface and sampler state, no general register) and `ret` are skipped; anything else
 //! is an error. Binary input holds sampler instructions only.
 
@@ -515,7 +515,20 @@ fn alu(m: &mut Machine, line: &str, program: &Program, vars: &Vars) -> Result<bo
     };
     if !matches!(
         base,
-        "mov" | "rnde" | "rndne" | "rndd" | "rndu" | "rndz" | "min" | "max" | "mul" | "inv"
+        "mov"
+            | "rnde"
+            | "rndne"
+            | "rndd"
+            | "rndu"
+            | "rndz"
+            | "min"
+            | "max"
+            | "mul"
+            | "inv"
+            | "and"
+            | "shl"
+            | "shr"
+            | "asr"
     ) {
         return Ok(false);
     }
@@ -535,7 +548,7 @@ fn alu(m: &mut Machine, line: &str, program: &Program, vars: &Vars) -> Result<bo
         .iter()
         .map(|t| parse(t))
         .collect::<Result<Vec<_>, _>>()?;
-    let nsrc = if matches!(base, "min" | "max" | "mul") {
+    let nsrc = if matches!(base, "min" | "max" | "mul" | "and" | "shl" | "shr" | "asr") {
         2
     } else {
         1
@@ -582,6 +595,13 @@ fn alu(m: &mut Machine, line: &str, program: &Program, vars: &Vars) -> Result<bo
                 ("max", false, false) => O::UMax,
                 ("min", false, true) => O::IMin,
                 ("max", false, true) => O::IMax,
+                ("and" | "shl" | "shr" | "asr", false, _) if type_size(dty) != 4 => {
+                    return Err(format!("{base} to type {dty} is not modelled"))
+                }
+                ("and", false, _) => O::And,
+                ("shl", false, _) => O::Shl,
+                ("shr", false, _) => O::Shr,
+                ("asr", false, _) => O::Asr,
                 _ => return Err(format!("{base} on type {dty} is not modelled")),
             };
             Value::apply(op, vec![a, b])

@@ -49,6 +49,8 @@ impl Display for AluOp {
             AluOp::FMul => "fmul",
             AluOp::FMaxAbs => "fmax_abs",
             AluOp::FRcp => "frcp",
+            AluOp::I16ToF32 => "i16_to_f32",
+            AluOp::U16ToF32 => "u16_to_f32",
             AluOp::FMaxRightAbs => "fmax_right_abs",
             AluOp::SetActiveMask => "set_active_mask",
             AluOp::RestoreActiveMask => "restore_active_mask",

@@ -607,6 +607,13 @@ pub enum AluOp {
     FMaxAbs,
     /// `dst = 1 / src0`, f32.
     FRcp,
+    // LOD-query fixed point (lower_queries: NVIDIA TMML's 8.8 results, docs/nvidia.md).
+    /// `dst = f32(sign_extend(src0[15:0]))`: the signed 16-bit integer in the low half of
+    /// `src0` (the upper half ignored).
+    I16ToF32,
+    /// `dst = f32(src0[15:0])`: the unsigned 16-bit integer in the low half of `src0` (the
+    /// upper half ignored).
+    U16ToF32,
     /// `dst = max(src0, |src1|)`, f32: the second step of ptxas's cube normalisation
     /// (`FMNMX R, R, |R|, !PT`, research/nvidia.md §3 "cube-norm").
     FMaxRightAbs,

@@ -166,6 +166,8 @@ fn alu_op(name: &str) -> Option<AluOp> {
         "fmul" => AluOp::FMul,
         "fmax_abs" => AluOp::FMaxAbs,
         "frcp" => AluOp::FRcp,
+        "i16_to_f32" => AluOp::I16ToF32,
+        "u16_to_f32" => AluOp::U16ToF32,
         "fmax_right_abs" => AluOp::FMaxRightAbs,
         "set_active_mask" => AluOp::SetActiveMask,
         "restore_active_mask" => AluOp::RestoreActiveMask,

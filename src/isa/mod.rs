@@ -123,6 +123,36 @@ pub trait Codec: Sync {
     fn emit(&self, ir: &Program, options: &EmitOptions) -> Result<Program, Error>;
     /// The README table of the ISA's texture instructions, from `mappings/`.
     fn readme_table(&self) -> String;
+    /// [`crate::stream::disasm`]: by default the whole-program path (decode, then print).
+    fn stream_disasm(
+        &self,
+        input: &mut dyn crate::stream::Input,
+        out: &mut dyn std::io::Write,
+    ) -> Result<crate::stream::Stats, crate::stream::StreamError> {
+        let program = self.decode_binary(&crate::stream::read_all(input)?)?;
+        crate::stream::write_whole(out, self.print_text(&program)?.as_bytes())?;
+        Ok(crate::stream::program_stats(&program))
+    }
+    /// [`crate::stream::disasm_hex`]: by default the whole-program path.
+    fn stream_disasm_hex(
+        &self,
+        words: &[&str],
+        out: &mut dyn std::io::Write,
+    ) -> Result<crate::stream::Stats, crate::stream::StreamError> {
+        let program = self.decode_hex(words)?;
+        crate::stream::write_whole(out, self.print_text(&program)?.as_bytes())?;
+        Ok(crate::stream::program_stats(&program))
+    }
+    /// [`crate::stream::transcode`]: by default the whole-program path.
+    fn stream_transcode(
+        &self,
+        input: &mut dyn crate::stream::Input,
+        read: ReadOptions,
+        emit: Form,
+        out: &mut dyn std::io::Write,
+    ) -> Result<crate::stream::Stats, crate::stream::StreamError> {
+        crate::stream::transcode_whole(self, input, read, emit, out)
+    }
 }
 
 /// What a backend needs to know beyond the IR to build a whole program.

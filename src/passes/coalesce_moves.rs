@@ -6,6 +6,10 @@
 //! writes `B.k` instead and the move goes (the classic copy coalescing of register
 //! allocators; `align_regs` moves operands into fresh vectors without looking at where they
 //! came from, and this pass takes the moves back where nothing else needs the temporary).
+//! The other way round likewise: where `A.i` is written once and read only by this move,
+//! and `B.k` (without a layout of its own, of the same type) is written only by it, the
+//! readers of `B.k` read `A.i` and the move goes (a query's results moved out of the vector
+//! the target writes, into the temporaries a conversion reads).
 
 use std::collections::HashMap;
 
@@ -65,13 +69,29 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
             continue;
         };
         let both_virtual = dst.file == RegFile::Virtual && src.file == RegFile::Virtual;
-        if a.op != AluOp::Mov
-            || a.pred.is_some()
-            || !both_virtual
-            || ctx.virtual_layouts.contains_key(&src.index)
-            || uses.get(&(src.index, src.sub)) != Some(&(1, 1))
-            || rename.contains_key(&(dst.index, dst.sub))
-        {
+        if a.op != AluOp::Mov || a.pred.is_some() || !both_virtual {
+            continue;
+        }
+        let (s, d) = ((src.index, src.sub), (dst.index, dst.sub));
+        if uses.get(&s) != Some(&(1, 1)) {
+            continue;
+        }
+        let taken = |k: (u32, u32), r: &HashMap<(u32, u32), Reg>| {
+            r.contains_key(&k) || r.values().any(|v| (v.index, v.sub) == k)
+        };
+        // B.k read as A.i: B.k written only here and named nowhere before, A.i written before.
+        let reverse = !ctx.virtual_layouts.contains_key(&dst.index)
+            && uses.get(&d).is_some_and(|u| u.1 == 1)
+            && named[&d].iter().all(|&k| k >= i)
+            && named[&s].first().is_some_and(|&k| k < i)
+            && ctx.virtual_types.get(&s) == ctx.virtual_types.get(&d)
+            && !taken(s, &rename)
+            && !taken(d, &rename);
+        if ctx.virtual_layouts.contains_key(&src.index) || rename.contains_key(&d) {
+            if reverse {
+                rename.insert(d, *src);
+                drop[i] = true;
+            }
             continue;
         }
         // The destination must be untouched between the source's write and the move, or

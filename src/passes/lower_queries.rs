@@ -1,21 +1,39 @@
 //! lower_queries: query results in the form the source's consumers read.
 //!
-//! Rule: a size query whose source returns floats (DX `resinfo` without `_uint`) on a target
-//! whose size query returns integers (NVIDIA `TXQ`, vISA `resinfo`;
+//! Size queries: a size query whose source returns floats (DX `resinfo` without `_uint`) on
+//! a target whose size query returns integers (NVIDIA `TXQ`, vISA `resinfo`;
 //! `TargetCaps::size_query_float`) writes fresh registers, and each written channel is
 //! converted into the source's register by `U32ToF32`. A target that can return either
-//! (DX) is given the source's type (`resinfo_uint` for an integer source). LOD queries
-//! need no fix-up between vISA (R = clamped, G = unclamped) and DX (x = clamped,
-//! y = unclamped): the IR's order is theirs.
+//! (DX) is given the source's type (`resinfo_uint` for an integer source).
+//!
+//! LOD queries: the IR's order is DX's and vISA's (channel 0 = clamped LOD, 1 = unclamped).
+//! NVIDIA's TMML writes the unclamped LOD first, and both as 8.8 fixed point in bits 15:0:
+//! Rd+0 = unclamped (signed), Rd+1 = clamped (unsigned); the NVIDIA codec swaps the two
+//! channels in lift and emit, and this pass converts the format
+//! (`TargetCaps::lod_query_fixed_point`). Sources: Mesa nouveau
+//! `NVC0LoweringPass::handleTXLQ` (outputs inverted, "convert from s16/u16 to f32 ... multiply
+//! by 1/256") and Mesa NAK `nak_nir_lower_tex.c` (`nir_texop_lod`: "The outputs are flipped",
+//! `u2f32(x & 0xffff)` for the clamped, `i2f32((x << 16) >> 16)` for the unclamped); docs/nvidia.md.
+//! - Float source, fixed-point target (DX/vISA `lod` → TMML): TMML writes fresh registers, and
+//!   each written channel is converted into the source's register: `U16ToF32` (clamped) or
+//!   `I16ToF32` (unclamped), then `FMul` by 1/256.
+//! - Fixed-point source, float target (TMML → DX/vISA `lod`): `lod` writes fresh registers,
+//!   and each written channel is brought into the form the source's code downstream reads:
+//!   `FMul` by 256, then `F32ToI32` (toward zero) into the source's register.
+//!
+//! Channels 2 and 3 of a LOD query are undefined on every ISA and are left as they are.
 
 use super::{expand_tex, virtual_reg, PassContext};
 use crate::error::Error;
-use crate::ir::{AluOp, Item, ScalarType, TexOp};
+use crate::ir::{AluOp, Imm, Item, Scalar, ScalarType, TexInstr, TexOp};
 
 /// Runs the pass.
 pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
     let source_float = ctx.source_caps.size_query_float;
     expand_tex(items, |mut t| {
+        if t.op == TexOp::QueryLod {
+            return Ok(lod_query(t, ctx));
+        }
         // A source whose size query returns integers whatever its destination's type (vISA
         // `resinfo`) asks for integers.
         if t.op == TexOp::QuerySize && !source_float {
@@ -50,4 +68,61 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         out.extend(after);
         Ok(out)
     })
+}
+
+/// The f32 immediate `x`.
+fn f32_imm(x: f32) -> Scalar {
+    Scalar::Imm(Imm {
+        bits: u64::from(x.to_bits()),
+        ty: ScalarType::F32,
+    })
+}
+
+/// A LOD query between float and 8.8 fixed-point results (module documentation).
+fn lod_query(mut t: Box<TexInstr>, ctx: &mut PassContext) -> Vec<Item> {
+    let from_fixed = ctx.source_caps.lod_query_fixed_point;
+    let to_fixed = ctx.target.caps.lod_query_fixed_point;
+    if from_fixed == to_fixed || t.dst[..2].iter().all(Option::is_none) {
+        return vec![Item::Tex(t)];
+    }
+    let v = ctx.new_virtual();
+    let mut after = Vec::new();
+    for c in 0..2 {
+        let Some(d) = t.dst[c] else { continue };
+        let tmp = virtual_reg(v, c as u32);
+        t.dst[c] = Some(tmp);
+        if to_fixed {
+            // Channel 0 (clamped) is u8.8, channel 1 (unclamped) s8.8.
+            let convert = if c == 0 {
+                AluOp::U16ToF32
+            } else {
+                AluOp::I16ToF32
+            };
+            ctx.virtual_types.insert((v, c as u32), ScalarType::U32);
+            after.push(ctx.alu(convert, d, vec![tmp], t.span));
+            after.push(ctx.alu(AluOp::FMul, d, vec![d, f32_imm(1.0 / 256.0)], t.span));
+        } else {
+            ctx.virtual_types.insert((v, c as u32), ScalarType::F32);
+            after.push(ctx.alu(AluOp::FMul, d, vec![tmp, f32_imm(256.0)], t.span));
+            after.push(ctx.alu(AluOp::F32ToI32, d, vec![d], t.span));
+        }
+    }
+    // The registers the query writes hold integers on a fixed-point target, floats otherwise.
+    t.result_type = Some(if to_fixed {
+        ScalarType::U32
+    } else {
+        ScalarType::F32
+    });
+    ctx.note(
+        t.span,
+        "lower_queries",
+        if to_fixed {
+            "8.8 fixed-point LOD results converted to float (clamped u16, unclamped s16, × 1/256)"
+        } else {
+            "float LOD results converted to the source's 8.8 fixed point (× 256, toward zero)"
+        },
+    );
+    let mut out = vec![Item::Tex(t)];
+    out.extend(after);
+    out
 }

@@ -64,6 +64,8 @@ fn alu_types(op: AluOp) -> (Option<ScalarType>, Option<ScalarType>) {
         AluOp::F32ToI32 => (Some(F32), Some(I32)),
         AluOp::FMul | AluOp::FMaxAbs | AluOp::FRcp | AluOp::FMaxRightAbs => (Some(F32), Some(F32)),
         AluOp::QuadAddX | AluOp::QuadAddY => (Some(F32), Some(F32)),
+        AluOp::I16ToF32 => (Some(I32), Some(F32)),
+        AluOp::U16ToF32 => (Some(U32), Some(F32)),
         AluOp::SetActiveMask
         | AluOp::RestoreActiveMask
         | AluOp::QuadBroadcast

@@ -116,7 +116,7 @@ impl Usage {
 
     fn alu(&mut self, a: &crate::ir::AluInstr) {
         use crate::ir::AluOp::*;
-        let int_src = matches!(a.op, U32ToF32 | I32ToF32 | U32ToLayer);
+        let int_src = matches!(a.op, U32ToF32 | I32ToF32 | U32ToLayer | I16ToF32 | U16ToF32);
         let int_dst = matches!(a.op, F32ToI32 | F32ToLayer | U32ToLayer);
         for s in &a.srcs {
             self.add(s, int_src, false);

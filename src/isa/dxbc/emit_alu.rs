@@ -12,11 +12,18 @@
 //! | `FMaxAbs` | `max dst, |a|, |b|` (the `abs` source modifier) |
 //! | `FMaxRightAbs` | `max dst, a, |b|` |
 //! | `FRcp` | `rcp` (SM5) |
+//! | `I16ToF32` | `ibfe dst, l(16), l(0), src`, `itof` |
+//! | `U16ToF32` | `and dst, src, l(0x0000ffff)`, `utof` |
 //!
 //! `F32ToLayer` needs no `max` with 0 before `ftou`: `ftou` clamps its input to
 //! `[0.0f, 4294967295.999f]` and turns NaN into 0 (Microsoft's "ftou (sm4 - asm)" reference),
 //! and `round_ne` keeps a negative input negative (or -0), so the clamp gives what
 //! `max(src, 0)` would.
+//!
+//! The 16-bit conversions (NVIDIA TMML's fixed point, docs/nvidia.md) extract the field in
+//! the destination component and convert it there: `ibfe` with width 16 and offset 0
+//! sign-extends bits 15:0 (Microsoft's "ibfe (sm5 - asm)"); `and` with `0x0000ffff` is what
+//! fxc writes for `x & 0xffff` (the corpus: `and r5.x, r5.x, l(0x0000ffff)`).
 //!
 //! Each scalar is one register component: the destination is written through a one-bit
 //! mask (`r1.y`), a register source is read as a select-1 operand (`r0.z`), an immediate as a
@@ -163,16 +170,36 @@ pub fn emit(a: &AluInstr) -> Result<Vec<Instruction>, Error> {
         AluOp::U32ToLayer => Ok(vec![instr("umin", vec![d, s0, imm(0xffff)])?]),
         AluOp::F32ToLayer => {
             // The intermediate values live in the destination component itself.
-            let mut back = d.clone();
-            back.selection = SEL_SELECT1;
-            back.comp = (d.comp.trailing_zeros() & 3) as u8;
+            let back = in_place(&d);
             Ok(vec![
                 instr("round_ne", vec![d.clone(), s0])?,
                 instr("ftou", vec![d.clone(), back.clone()])?,
                 instr("umin", vec![d, back, imm(0xffff)])?,
             ])
         }
+        AluOp::I16ToF32 => {
+            let back = in_place(&d);
+            Ok(vec![
+                instr("ibfe", vec![d.clone(), imm(16), imm(0), s0])?,
+                instr("itof", vec![d, back])?,
+            ])
+        }
+        AluOp::U16ToF32 => {
+            let back = in_place(&d);
+            Ok(vec![
+                instr("and", vec![d.clone(), s0, imm(0xffff)])?,
+                instr("utof", vec![d, back])?,
+            ])
+        }
     }
+}
+
+/// The one-component destination `d` read back as a source (`r1.y` → `r1.y` select-1).
+fn in_place(d: &Operand) -> Operand {
+    let mut back = d.clone();
+    back.selection = SEL_SELECT1;
+    back.comp = (d.comp.trailing_zeros() & 3) as u8;
+    back
 }
 
 /// The IR scalar of a one-component operand as [`emit`] writes it (modifiers ignored:
@@ -221,6 +248,8 @@ pub fn lift<T>(run: &[T], words: impl Fn(&T) -> Option<Vec<u32>>) -> Option<(Alu
         "max" => (&[AluOp::FMaxAbs, AluOp::FMaxRightAbs], ScalarType::F32),
         "umin" => (&[AluOp::U32ToLayer], ScalarType::U32),
         "round_ne" => (&[AluOp::F32ToLayer], ScalarType::F32),
+        "ibfe" => (&[AluOp::I16ToF32], ScalarType::I32),
+        "and" => (&[AluOp::U16ToF32], ScalarType::U32),
         _ => return None,
     };
     'candidate: for &op in ops {
@@ -228,13 +257,15 @@ pub fn lift<T>(run: &[T], words: impl Fn(&T) -> Option<Vec<u32>>) -> Option<(Alu
             AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs => 2,
             _ => 1,
         };
-        if first.operands.len() < 1 + n_srcs {
+        // The IR source's operand: `ibfe dst, width, offset, src` reads it last.
+        let at = if op == AluOp::I16ToF32 { 3 } else { 1 };
+        if first.operands.len() < at + n_srcs {
             return None;
         }
         let a = AluInstr {
             op,
             dst: read_scalar(&first.operands[0], true, ty)?,
-            srcs: first.operands[1..1 + n_srcs]
+            srcs: first.operands[at..at + n_srcs]
                 .iter()
                 .map(|o| read_scalar(o, false, ty))
                 .collect::<Option<_>>()?,

@@ -468,6 +468,8 @@ pub fn lift(word: u64, text: Option<&str>) -> Option<AluInstr> {
             "FMul" => AluOp::FMul,
             "FMaxAbs" => AluOp::FMaxAbs,
             "FRcp" => AluOp::FRcp,
+            "I16ToF32" => AluOp::I16ToF32,
+            "U16ToF32" => AluOp::U16ToF32,
             "FMaxRightAbs" => AluOp::FMaxRightAbs,
             "SetActiveMask" => AluOp::SetActiveMask,
             "RestoreActiveMask" => AluOp::RestoreActiveMask,

@@ -9,7 +9,7 @@ use object::{Object, ObjectSection};
 
 use super::control::{self, BUNDLE_WORDS, WORD_BYTES};
 use super::listing::{address_slot, hex_comment, line_address, lone_hex};
-use super::{decode_word, emit_inst, lift_inst, NvidiaContainer, TextSection};
+use super::{decode_word, emit_inst, lift_inst, NvInst, NvidiaContainer, TextSection};
 use crate::error::{DecodeError, Error, Unsupported};
 use crate::ir::{Isa, Item, Opaque, Program, Span, TexInstr};
 
@@ -21,6 +21,30 @@ fn span_at(offset: usize) -> Span {
     }
 }
 
+/// The decode error of `word` at byte `offset`.
+fn word_error(word: u64, offset: usize, e: super::FieldError) -> Error {
+    Error::Decode(DecodeError {
+        offset,
+        reason: format!("word {word:#018x}: {e}"),
+    })
+}
+
+/// Decodes one texture instruction word at byte `offset` with its `phase`, checked to lift
+/// ([`super::lift::check`]). `Ok(None)`: not a texture instruction.
+pub(super) fn decode_checked(word: u64, offset: usize, phase: u8) -> Result<Option<NvInst>, Error> {
+    match decode_word(word).map_err(|e| word_error(word, offset, e))? {
+        Some(inst) => with_phase(inst, word, offset, phase).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// A decoded instruction with its phase, checked to lift.
+fn with_phase(mut inst: NvInst, word: u64, offset: usize, phase: u8) -> Result<NvInst, Error> {
+    inst.phase = phase;
+    super::lift::check(&inst).map_err(|e| word_error(word, offset, e))?;
+    Ok(inst)
+}
+
 /// Decodes one instruction word at byte `offset` with its `phase`. `Ok(None)`: not a
 /// texture instruction.
 pub(super) fn decode_instruction(
@@ -28,17 +52,12 @@ pub(super) fn decode_instruction(
     offset: usize,
     phase: u8,
 ) -> Result<Option<TexInstr>, Error> {
-    let fail = |e: super::FieldError| {
-        Error::Decode(DecodeError {
-            offset,
-            reason: format!("word {word:#018x}: {e}"),
-        })
-    };
-    let Some(mut inst) = decode_word(word).map_err(fail)? else {
+    let Some(inst) = decode_checked(word, offset, phase)? else {
         return Ok(None);
     };
-    inst.phase = phase;
-    lift_inst(&inst, span_at(offset)).map(Some).map_err(fail)
+    lift_inst(&inst, span_at(offset))
+        .map(Some)
+        .map_err(|e| word_error(word, offset, e))
 }
 
 fn opaque_word(word: u64, offset: usize) -> Item {
@@ -49,52 +68,83 @@ fn opaque_word(word: u64, offset: usize) -> Item {
     })
 }
 
-/// Decodes the words of one stream whose first byte is at file offset `base`.
-fn decode_stream(data: &[u8], base: usize, items: &mut Vec<Item>) -> Result<(), Error> {
-    let rem = data.len() % WORD_BYTES;
+/// One word of a stream, read in order.
+pub(super) enum StreamWord {
+    /// A bundle's control word.
+    Control,
+    /// A texture instruction, with its phase, checked to lift.
+    Tex(NvInst),
+    /// Any other instruction.
+    Other,
+}
+
+/// The control word of the current bundle and its byte offset, as a stream is read.
+pub(super) type Ctrl = (u64, usize);
+
+/// Reads the word at byte `offset`, word `index` of its stream (a bundle's control word
+/// first); `ctrl` is the bundle's control word, updated at each bundle's start.
+pub(super) fn read_word(
+    word: u64,
+    offset: usize,
+    index: usize,
+    ctrl: &mut Ctrl,
+) -> Result<StreamWord, Error> {
+    let slot = index % BUNDLE_WORDS;
+    if slot == 0 {
+        *ctrl = (word, offset);
+        return Ok(StreamWord::Control);
+    }
+    // A word that does not decode has no phase to read: its decode error comes first.
+    let Some(inst) = decode_word(word).map_err(|e| word_error(word, offset, e))? else {
+        return Ok(StreamWord::Other);
+    };
+    let phase = control::phase_of(ctrl.0, slot).map_err(|e| DecodeError {
+        offset: ctrl.1,
+        reason: e.to_string(),
+    })?;
+    with_phase(inst, word, offset, phase).map(StreamWord::Tex)
+}
+
+/// The error for a stream whose length is not whole words, if it is not.
+pub(super) fn check_whole_words(len: usize, base: usize) -> Result<(), Error> {
+    let rem = len % WORD_BYTES;
     if rem != 0 {
         return Err(DecodeError {
-            offset: base + data.len() - rem,
+            offset: base + len - rem,
             reason: format!("a stream holds whole 8-byte words; {rem} bytes are left over"),
         }
         .into());
     }
+    Ok(())
+}
+
+/// The word at `bytes[k * 8..]`.
+pub(super) fn word_at(bytes: &[u8], k: usize) -> u64 {
+    let mut b = [0u8; WORD_BYTES];
+    b.copy_from_slice(&bytes[k * WORD_BYTES..(k + 1) * WORD_BYTES]);
+    u64::from_le_bytes(b)
+}
+
+/// Decodes the words of one stream whose first byte is at file offset `base`.
+fn decode_stream(data: &[u8], base: usize, items: &mut Vec<Item>) -> Result<(), Error> {
+    check_whole_words(data.len(), base)?;
     let mut ctrl = (0u64, base);
-    for (i, chunk) in data.chunks_exact(WORD_BYTES).enumerate() {
+    for i in 0..data.len() / WORD_BYTES {
         let offset = base + i * WORD_BYTES;
-        let mut bytes = [0u8; WORD_BYTES];
-        bytes.copy_from_slice(chunk);
-        let word = u64::from_le_bytes(bytes);
-        let slot = i % BUNDLE_WORDS;
-        if slot == 0 {
-            ctrl = (word, offset);
-            items.push(opaque_word(word, offset));
-            continue;
-        }
-        let phase = if decode_word(word).ok().flatten().is_some() {
-            control::phase_of(ctrl.0, slot).map_err(|e| DecodeError {
-                offset: ctrl.1,
-                reason: e.to_string(),
-            })?
-        } else {
-            0
-        };
-        items.push(match decode_instruction(word, offset, phase)? {
-            Some(t) => Item::Tex(Box::new(t)),
-            None => super::read_alu(opaque_word(word, offset), word, None),
+        let word = word_at(data, i);
+        items.push(match read_word(word, offset, i, &mut ctrl)? {
+            StreamWord::Control => opaque_word(word, offset),
+            StreamWord::Tex(inst) => Item::Tex(Box::new(
+                lift_inst(&inst, span_at(offset)).map_err(|e| word_error(word, offset, e))?,
+            )),
+            StreamWord::Other => super::read_alu(opaque_word(word, offset), word, None),
         });
     }
     Ok(())
 }
 
-/// Decodes a cubin or a raw stream.
-pub(super) fn decode(bytes: &[u8]) -> Result<Program, Error> {
-    let mut program = Program::new(Isa::Nvidia);
-    if !bytes.starts_with(b"\x7fELF") {
-        decode_stream(bytes, 0, &mut program.items)?;
-        program.state = crate::ir::Origin::new(NvidiaContainer::Stream);
-        return Ok(program);
-    }
+/// The `.text.*` sections of a cubin: each one's header and its bytes.
+pub(super) fn cubin_sections(bytes: &[u8]) -> Result<Vec<(TextSection, &[u8])>, Error> {
     let elf_error = |e: object::Error| DecodeError {
         offset: 0,
         reason: format!("not a readable ELF file: {e}"),
@@ -109,14 +159,31 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Program, Error> {
         let Some((offset, size)) = section.file_range() else {
             continue;
         };
-        let (offset, size) = (offset as usize, size as usize);
         let data = section.data().map_err(elf_error)?;
-        decode_stream(data, offset, &mut program.items)?;
-        sections.push(TextSection {
-            name: name.to_string(),
-            offset,
-            size,
-        });
+        sections.push((
+            TextSection {
+                name: name.to_string(),
+                offset: offset as usize,
+                size: size as usize,
+            },
+            data,
+        ));
+    }
+    Ok(sections)
+}
+
+/// Decodes a cubin or a raw stream.
+pub(super) fn decode(bytes: &[u8]) -> Result<Program, Error> {
+    let mut program = Program::new(Isa::Nvidia);
+    if !bytes.starts_with(b"\x7fELF") {
+        decode_stream(bytes, 0, &mut program.items)?;
+        program.state = crate::ir::Origin::new(NvidiaContainer::Stream);
+        return Ok(program);
+    }
+    let mut sections = Vec::new();
+    for (section, data) in cubin_sections(bytes)? {
+        decode_stream(data, section.offset, &mut program.items)?;
+        sections.push(section);
     }
     program.state = crate::ir::Origin::new(NvidiaContainer::Cubin {
         file: bytes.to_vec(),

@@ -210,12 +210,7 @@ fn decode_form(form: &Form, word: u64) -> Result<NvInst, FieldError> {
     for f in &form.fields {
         let v = f.get(word);
         let label = field_label(f.name);
-        let lookup = |table: &super::table::ValueTable| {
-            table
-                .get(&(v as u8))
-                .cloned()
-                .ok_or_else(|| FieldError::new(label, format!("value {v} is reserved")))
-        };
+        let reserved = || FieldError::new(label, format!("value {v} is reserved"));
         match f.name {
             FieldName::Rd => inst.rd = v as u8,
             FieldName::Ra => inst.ra = v as u8,
@@ -231,15 +226,26 @@ fn decode_form(form: &Form, word: u64) -> Result<NvInst, FieldError> {
             FieldName::Sparse => inst.sparse = v as u8,
             FieldName::Aoffi => inst.offset = if v != 0 { OFFSET_AOFFI } else { OFFSET_NONE },
             FieldName::Lod => {
-                lookup(&t.lod)?;
+                if !t.lod.contains_key(&(v as u8)) {
+                    return Err(reserved());
+                }
                 inst.lod = v as u8;
             }
-            FieldName::TldLod => inst.lod = lod_code(&lookup(&t.tld_lod)?),
+            FieldName::TldLod => {
+                inst.lod = t
+                    .tld_lod_code
+                    .get(v as usize)
+                    .copied()
+                    .filter(|c| *c != u8::MAX)
+                    .ok_or_else(reserved)?
+            }
             FieldName::Lc => inst.lc = v != 0,
             FieldName::Ms => inst.ms = v != 0,
             FieldName::Cl => inst.cl = v != 0,
             FieldName::OffsetMode => {
-                lookup(&t.offset_mode)?;
+                if !t.offset_mode.contains_key(&(v as u8)) {
+                    return Err(reserved());
+                }
                 inst.offset = v as u8;
             }
             FieldName::Comp => inst.comp = v as u8,
@@ -249,9 +255,9 @@ fn decode_form(form: &Form, word: u64) -> Result<NvInst, FieldError> {
                     .short_targets(form.op)
                     .iter()
                     .find(|s| u64::from(s.code) == v)
-                    .ok_or_else(|| FieldError::new(label, format!("value {v} is reserved")))?;
-                inst.lod = lod_code(&target.lod);
-                inst.dim = t.dim_code(&target.dim).unwrap_or(0);
+                    .ok_or_else(reserved)?;
+                inst.lod = target.lod_code;
+                inst.dim = target.dim_code;
                 inst.dc = target.dc;
                 inst.ms = target.ms;
                 inst.offset = if target.aoffi {
@@ -274,13 +280,12 @@ fn decode_form(form: &Form, word: u64) -> Result<NvInst, FieldError> {
         } else {
             &t.comps_quad
         };
-        let spelling = names.get(&code).ok_or_else(|| {
+        inst.mask = names.get(&code).map(|s| comps_mask(s)).ok_or_else(|| {
             FieldError::new(
                 "component code",
                 format!("value {code} is reserved when Rd1 is a register"),
             )
         })?;
-        inst.mask = comps_mask(spelling);
     }
     Ok(inst)
 }
@@ -297,16 +302,8 @@ pub fn lod_spelling(code: u8) -> &'static str {
 
 /// The component code of a short form's mask, given whether Rd1 is RZ.
 pub fn comps_code(mask: u8, rd1_is_rz: bool) -> Option<u8> {
-    let t = table();
-    let names = if rd1_is_rz {
-        &t.comps_pair
-    } else {
-        &t.comps_quad
-    };
-    names
-        .iter()
-        .find(|(_, s)| comps_mask(s) == mask)
-        .map(|(k, _)| *k)
+    let code = *table().comps_by_mask[usize::from(!rd1_is_rz)].get(usize::from(mask))?;
+    (code != u8::MAX).then_some(code)
 }
 
 /// The short-form target code for the instruction's LOD mode, dimension and flags.

@@ -7,7 +7,9 @@
 //! the IR does not model goes into [`NvidiaExtras`].
 
 use super::inst::{lod_spelling, FieldError, NvInst, OFFSET_AOFFI, OFFSET_PTP, RZ};
-use super::packing::{coord_count, dim_name, dst_layout, is_arrayed, params, Param};
+use super::packing::{
+    coord_count, dim_name, dst_channels, dst_layout, is_arrayed, param_counts, params, Param,
+};
 use super::table::{table, OpClass};
 use super::NvidiaExtras;
 use crate::ir::{
@@ -44,16 +46,47 @@ fn vector_elem(base: u8, i: u8, operand: &'static str) -> Result<Scalar, FieldEr
     Ok(gpr(index))
 }
 
-fn vector(base: u8, n: usize, operand: &'static str) -> Result<Vec<Scalar>, FieldError> {
+/// Checks that a vector of `n` registers based at `base` fits: at most 4, none past R254.
+fn check_vector(base: u8, n: usize, operand: &'static str) -> Result<(), FieldError> {
     if n > 4 {
         return Err(FieldError {
             field: operand,
             reason: format!("{n} parameters do not fit one vector of at most 4 registers"),
         });
     }
+    (0..n as u8).try_for_each(|i| vector_elem(base, i, operand).map(|_| ()))
+}
+
+fn vector(base: u8, n: usize, operand: &'static str) -> Result<Vec<Scalar>, FieldError> {
+    check_vector(base, n, operand)?;
     (0..n as u8)
         .map(|i| vector_elem(base, i, operand))
         .collect()
+}
+
+/// Checks that `inst` lifts: its form has a slot order, and its Ra, Rb, Rd and Rd1 vectors
+/// fit. [`lift`] fails exactly when this does; the streaming paths, which print and encode
+/// decoded instructions without building the IR, call it alone.
+pub fn check(inst: &NvInst) -> Result<(), FieldError> {
+    let (ra, rb) = param_counts(inst).ok_or_else(no_target)?;
+    check_vector(inst.ra, ra, "Ra")?;
+    check_vector(inst.rb, rb, "Rb")?;
+    for (_, in_rd1, i) in dst_channels(inst) {
+        let (base, operand) = if in_rd1 {
+            (inst.rd1, "Rd1")
+        } else {
+            (inst.rd, "Rd")
+        };
+        vector_elem(base, i, operand)?;
+    }
+    Ok(())
+}
+
+fn no_target() -> FieldError {
+    FieldError {
+        field: "target",
+        reason: "no short-form target for this LOD mode, dimension and flags".into(),
+    }
 }
 
 /// The IR operation of an instruction.
@@ -97,10 +130,8 @@ pub fn dimension(code: u8, ms: bool) -> Dimension {
 /// Lifts `inst`. `extras` carries what the caller already knows (listing layout, span).
 pub fn lift(inst: &NvInst, mut extras: NvidiaExtras, span: Span) -> Result<TexInstr, FieldError> {
     let t = table();
-    let (ra_params, rb_params) = params(inst).ok_or_else(|| FieldError {
-        field: "target",
-        reason: "no short-form target for this LOD mode, dimension and flags".into(),
-    })?;
+    check(inst)?;
+    let (ra_params, rb_params) = params(inst).ok_or_else(no_target)?;
     let ra = vector(inst.ra, ra_params.len(), "Ra")?;
     let rb = vector(inst.rb, rb_params.len(), "Rb")?;
     extras.spare_ra = (ra_params.is_empty() && inst.ra != RZ).then_some(inst.ra);

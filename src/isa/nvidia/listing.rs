@@ -405,10 +405,69 @@ fn print_listing(p: &Program, crlf: bool, final_newline: bool) -> Result<String,
     Ok(out)
 }
 
+/// Bytes between a stream line's address and its instruction, as nvdisasm lays them out.
+const LEAD_GAP: usize = 19;
+
+/// The byte column of the encoding comments of a stream listing whose widest texture
+/// instruction text is `widest` bytes long.
+pub(super) fn stream_column(widest: usize) -> usize {
+    (16 + LEAD_GAP + widest + 2 + 3).max(85)
+}
+
+/// Appends the header line of a cubin section named `name` (none for a raw stream).
+pub(super) fn section_header(out: &mut String, name: &str) {
+    if !name.is_empty() {
+        out.push_str("//--------------------- ");
+        out.push_str(name);
+        out.push_str(" --------------------------\n");
+    }
+}
+
+/// Appends the line of word `i` of a stream section: its address (a control word has none),
+/// the instruction text `text` appends (a texture instruction's, then ` ;`; other words
+/// append nothing) and the encoding comment at `column`.
+pub(super) fn stream_line(
+    out: &mut String,
+    i: usize,
+    word: u64,
+    column: usize,
+    text: impl FnOnce(&mut String),
+) {
+    let start = out.len();
+    if i % BUNDLE_WORDS != 0 {
+        out.push_str("        /*");
+        let address = (i * control::WORD_BYTES) as u64;
+        let digits = (64 - address.leading_zeros()).div_ceil(4).max(4);
+        for k in (0..digits).rev() {
+            out.push(char::from(
+                HEX_DIGITS[((address >> (4 * k)) & 0xf) as usize],
+            ));
+        }
+        out.push_str("*/");
+        out.push_str(&SPACES[..LEAD_GAP]);
+    }
+    let before = out.len();
+    text(out);
+    if out.len() > before {
+        out.push_str(" ;");
+    }
+    let mut pad = column.saturating_sub(out.len() - start).max(1);
+    while pad > 0 {
+        let n = pad.min(SPACES.len());
+        out.push_str(&SPACES[..n]);
+        pad -= n;
+    }
+    out.push_str("/* ");
+    super::text::push_hex16(out, word);
+    out.push_str(" */\n");
+}
+
+const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
+const SPACES: &str = "                                                                ";
+
 /// An nvdisasm-style listing of a stream or cubin: control words as lone encoding
 /// comments, texture instructions as text, other instructions as their encoding.
 fn print_stream(p: &Program) -> Result<String, Error> {
-    const LEAD_GAP: usize = 19;
     let sections: Vec<(String, usize)> = match p.state.get::<NvidiaContainer>() {
         Some(NvidiaContainer::Cubin { sections, .. }) => sections
             .iter()
@@ -433,38 +492,24 @@ fn print_stream(p: &Program) -> Result<String, Error> {
         .map(|(t, _)| t.len())
         .max()
         .unwrap_or(0);
-    let column = (16 + LEAD_GAP + widest + 2 + 3).max(85);
+    let column = stream_column(widest);
     let mut out = String::new();
     let mut k = 0;
     for (name, len) in sections {
-        if !name.is_empty() {
-            out.push_str(&format!(
-                "//--------------------- {name} --------------------------\n"
-            ));
-        }
+        section_header(&mut out, &name);
         for i in 0..len {
             let Some(item) = p.items.get(k) else { break };
-            let mut line = String::new();
-            if i % BUNDLE_WORDS != 0 {
-                line.push_str(&format!(
-                    "        /*{:04x}*/{}",
-                    i * 8,
-                    " ".repeat(LEAD_GAP)
-                ));
-            }
-            let word = match (item, texts.get(k).and_then(Option::as_ref)) {
-                (_, Some((text, word))) => {
-                    line.push_str(text);
-                    line.push_str(" ;");
-                    *word
-                }
+            let text = texts.get(k).and_then(Option::as_ref);
+            let word = match (item, text) {
+                (_, Some((_, word))) => *word,
                 (Item::Opaque(o), _) => word_of(&o.bytes),
                 (_, None) => 0,
             };
-            pad_to(&mut line, column);
-            line.push_str(&hex_text(word));
-            out.push_str(&line);
-            out.push('\n');
+            stream_line(&mut out, i, word, column, |out| {
+                if let Some((text, _)) = text {
+                    out.push_str(text);
+                }
+            });
             k += 1;
         }
     }

@@ -21,6 +21,7 @@ mod lift;
 mod listing;
 pub mod mnemonics;
 pub mod packing;
+mod stream;
 pub mod table;
 pub mod text;
 
@@ -216,6 +217,24 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
     bytes.starts_with(b"\x7fELF") || std::str::from_utf8(bytes).is_err() || bytes.contains(&0)
 }
 
+/// Whether the `len` bytes of `input` hold a zero byte, so that [`looks_binary`] holds
+/// without reading them whole (a word stream has zero bytes within its first words). `false`
+/// says nothing: the input may still not be UTF-8.
+fn looks_binary_prefix(input: &mut dyn crate::stream::Input, len: usize) -> std::io::Result<bool> {
+    input.rewind()?;
+    let mut buf = vec![0u8; 1 << 16];
+    let mut left = len;
+    while left > 0 {
+        let n = left.min(buf.len());
+        input.read_exact(&mut buf[..n])?;
+        if buf[..n].contains(&0) {
+            return Ok(true);
+        }
+        left -= n;
+    }
+    Ok(false)
+}
+
 /// The README table of NVIDIA texture instructions, rendered from `mappings/nvidia.toml`.
 pub fn readme_table() -> String {
     let mut s = String::from(
@@ -244,5 +263,31 @@ impl crate::isa::Codec for NvidiaCodec {
     }
     fn constants(&self, program: &Program) -> Vec<Vec<(crate::ir::Reg, u32)>> {
         constants::constants(&program.alu_as_read())
+    }
+    fn stream_disasm(
+        &self,
+        input: &mut dyn crate::stream::Input,
+        out: &mut dyn std::io::Write,
+    ) -> Result<crate::stream::Stats, crate::stream::StreamError> {
+        stream::disasm(input, out)
+    }
+    fn stream_disasm_hex(
+        &self,
+        words: &[&str],
+        out: &mut dyn std::io::Write,
+    ) -> Result<crate::stream::Stats, crate::stream::StreamError> {
+        stream::disasm_hex(words, out)
+    }
+    fn stream_transcode(
+        &self,
+        input: &mut dyn crate::stream::Input,
+        read: crate::ReadOptions,
+        emit: crate::Form,
+        out: &mut dyn std::io::Write,
+    ) -> Result<crate::stream::Stats, crate::stream::StreamError> {
+        match stream::transcode(input, emit, out)? {
+            Some(stats) => Ok(stats),
+            None => crate::stream::transcode_whole(self, input, read, emit, out),
+        }
     }
 }

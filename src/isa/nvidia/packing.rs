@@ -71,59 +71,79 @@ pub fn short_target(inst: &NvInst) -> Option<&'static ShortTarget> {
     })
 }
 
-fn expand(inst: &NvInst, slots: &[Slot]) -> Vec<Param> {
+/// Calls `f` on each parameter `slots` hold for `inst`, in register order.
+fn expand_each(inst: &NvInst, slots: &[Slot], mut f: impl FnMut(Param)) {
     let arrayed = is_arrayed(inst.dim);
     let coords = coord_count(inst.dim);
-    let mut out = Vec::new();
     for slot in slots {
         match slot {
-            Slot::Array if arrayed || inst.lc => out.push(Param::Array),
-            Slot::Coords => out.extend((0..coords).map(Param::Coord)),
-            Slot::X => out.push(Param::Coord(0)),
-            Slot::Y => out.push(Param::Coord(1)),
-            Slot::Z => out.push(Param::Coord(2)),
-            Slot::Handle if inst.bindless => out.push(Param::Handle),
-            Slot::Lod if inst.op == OpClass::TXQ || lod_has_register(inst.lod) => {
-                out.push(Param::Lod)
-            }
-            Slot::Offset if inst.offset == OFFSET_AOFFI => out.push(Param::Offset(0)),
+            Slot::Array if arrayed || inst.lc => f(Param::Array),
+            Slot::Coords => (0..coords).map(Param::Coord).for_each(&mut f),
+            Slot::X => f(Param::Coord(0)),
+            Slot::Y => f(Param::Coord(1)),
+            Slot::Z => f(Param::Coord(2)),
+            Slot::Handle if inst.bindless => f(Param::Handle),
+            Slot::Lod if inst.op == OpClass::TXQ || lod_has_register(inst.lod) => f(Param::Lod),
+            Slot::Offset if inst.offset == OFFSET_AOFFI => f(Param::Offset(0)),
             Slot::Offset if inst.offset == OFFSET_PTP => {
-                out.extend([Param::Offset(0), Param::Offset(1)])
+                f(Param::Offset(0));
+                f(Param::Offset(1));
             }
-            Slot::DepthRef if inst.dc => out.push(Param::DepthRef),
-            Slot::Sample if inst.ms => out.push(Param::Sample),
-            Slot::ArrayOffset if arrayed || inst.offset == OFFSET_AOFFI => {
-                out.push(Param::ArrayOffset)
-            }
+            Slot::DepthRef if inst.dc => f(Param::DepthRef),
+            Slot::Sample if inst.ms => f(Param::Sample),
+            Slot::ArrayOffset if arrayed || inst.offset == OFFSET_AOFFI => f(Param::ArrayOffset),
             Slot::Grads => {
                 for i in 0..coords {
-                    out.extend([Param::GradDx(i), Param::GradDy(i)]);
+                    f(Param::GradDx(i));
+                    f(Param::GradDy(i));
                 }
             }
             _ => {}
         }
     }
-    out
 }
 
-/// The parameters of Ra and of Rb, in register order. `None`: a short form whose LOD mode,
-/// dimension and flags name no target.
-pub fn params(inst: &NvInst) -> Option<(Vec<Param>, Vec<Param>)> {
+/// The slot orders of Ra and Rb. `None`: a short form whose LOD mode, dimension and flags
+/// name no target.
+fn slot_orders(inst: &NvInst) -> Option<(&'static [Slot], &'static [Slot])> {
     match inst.op {
         OpClass::TEXS | OpClass::TLDS => {
             let target = short_target(inst)?;
-            Some((expand(inst, &target.ra), expand(inst, &target.rb)))
+            Some((&target.ra, &target.rb))
         }
         op => {
             let packing = table().packing.get(&op)?;
             match &packing.plain {
                 Some(plain) if inst.offset == OFFSET_NONE && !inst.dc => {
-                    Some((expand(inst, &plain.ra), expand(inst, &plain.rb)))
+                    Some((&plain.ra, &plain.rb))
                 }
-                _ => Some((expand(inst, &packing.ra), expand(inst, &packing.rb))),
+                _ => Some((&packing.ra, &packing.rb)),
             }
         }
     }
+}
+
+/// The parameters of Ra and of Rb, in register order. `None`: a short form whose LOD mode,
+/// dimension and flags name no target.
+pub fn params(inst: &NvInst) -> Option<(Vec<Param>, Vec<Param>)> {
+    let (ra, rb) = slot_orders(inst)?;
+    let expand = |slots| {
+        let mut out = Vec::new();
+        expand_each(inst, slots, |p| out.push(p));
+        out
+    };
+    Some((expand(ra), expand(rb)))
+}
+
+/// How many parameters Ra and Rb hold ([`params`] without building them).
+pub fn param_counts(inst: &NvInst) -> Option<(usize, usize)> {
+    let (ra, rb) = slot_orders(inst)?;
+    let count = |slots| {
+        let mut n = 0;
+        expand_each(inst, slots, |_| n += 1);
+        n
+    };
+    Some((count(ra), count(rb)))
 }
 
 /// The destination registers of each written channel, in hardware channel order: TEX, TLD,
@@ -132,18 +152,22 @@ pub fn params(inst: &NvInst) -> Option<(Vec<Param>, Vec<Param>)> {
 ///
 /// Each entry: (channel, whether the register is in the Rd1 vector, index in its vector).
 pub fn dst_layout(inst: &NvInst) -> Vec<(usize, bool, u8)> {
-    let channels: Vec<usize> = (0..4).filter(|c| inst.mask & (1 << c) != 0).collect();
-    channels
-        .iter()
+    dst_channels(inst).collect()
+}
+
+/// [`dst_layout`] as an iterator.
+pub fn dst_channels(inst: &NvInst) -> impl Iterator<Item = (usize, bool, u8)> {
+    let (mask, short) = (inst.mask, inst.op.is_short());
+    (0..4usize)
+        .filter(move |c| mask & (1 << c) != 0)
         .enumerate()
-        .map(|(i, &c)| {
-            if inst.op.is_short() && i >= 2 {
+        .map(move |(i, c)| {
+            if short && i >= 2 {
                 (c, true, (i - 2) as u8)
             } else {
                 (c, false, i as u8)
             }
         })
-        .collect()
 }
 
 /// The IR operand a parameter holds ([`crate::isa::Operand`]), for the register groups the

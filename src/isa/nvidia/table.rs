@@ -8,6 +8,7 @@ use serde::Deserialize;
 
 /// An instruction class: one mnemonic, with its bound and bindless encodings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[repr(u8)]
 pub enum OpClass {
     /// Sample (long form).
     TEX,
@@ -72,6 +73,7 @@ impl OpClass {
 /// The fields the decoder knows. Their bit ranges live in the TOML.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[repr(u8)]
 pub enum FieldName {
     /// Destination register.
     Rd,
@@ -119,6 +121,11 @@ pub enum FieldName {
     Target,
     /// TXQ's query.
     Query,
+}
+
+impl FieldName {
+    /// How many field names there are (the size of a table indexed by `name as usize`).
+    pub const COUNT: usize = FieldName::Query as usize + 1;
 }
 
 /// One bit field of a form.
@@ -179,21 +186,47 @@ pub struct Form {
     pub reserved: u64,
     /// The form's fields.
     pub fields: Vec<Field>,
+    /// Bits in no field, not in the opcode and not reserved (computed once).
+    free: u64,
+    /// Position in `fields` of each field name (`u8::MAX`: the form has none), so that a
+    /// field is found without a search on the decode and encode paths.
+    by_name: [u8; FieldName::COUNT],
 }
 
 impl Form {
+    fn new(
+        op: OpClass,
+        bindless: bool,
+        mask: u64,
+        value: u64,
+        reserved: u64,
+        fields: Vec<Field>,
+    ) -> Form {
+        let used = fields.iter().fold(mask | reserved, |m, f| m | f.mask());
+        let mut by_name = [u8::MAX; FieldName::COUNT];
+        for (i, f) in fields.iter().enumerate().rev() {
+            by_name[f.name as usize] = i as u8;
+        }
+        Form {
+            op,
+            bindless,
+            mask,
+            value,
+            reserved,
+            fields,
+            free: !used,
+            by_name,
+        }
+    }
+
     /// The field `name`, when the form has it.
     pub fn field(&self, name: FieldName) -> Option<&Field> {
-        self.fields.iter().find(|f| f.name == name)
+        self.fields.get(usize::from(self.by_name[name as usize]))
     }
 
     /// Bits in no field, not in the opcode and not reserved: carried raw.
     pub fn free_bits(&self) -> u64 {
-        let used = self
-            .fields
-            .iter()
-            .fold(self.mask | self.reserved, |m, f| m | f.mask());
-        !used
+        self.free
     }
 }
 
@@ -219,6 +252,12 @@ pub struct ShortTarget {
     pub ra: Vec<Slot>,
     /// Rb's slots.
     pub rb: Vec<Slot>,
+    /// `lod` as a code of the `lod` table (resolved when the table loads).
+    #[serde(skip)]
+    pub lod_code: u8,
+    /// `dim` as a code of the `dim` table (resolved when the table loads).
+    #[serde(skip)]
+    pub dim_code: u8,
 }
 
 /// A parameter slot of an Ra/Rb vector.
@@ -405,7 +444,87 @@ pub struct Table {
     pub packing: BTreeMap<OpClass, Packing>,
     /// The control word's layout.
     pub control: Control,
+    /// The first form of each value of the word's top [`DISPATCH_BITS`] bits (`u8::MAX`:
+    /// none), when every form's opcode mask lies within them: [`Table::form_of`] without a
+    /// search.
+    dispatch: Option<Vec<u8>>,
+    /// The `lod` table code of each `tld_lod` code (`u8::MAX`: reserved).
+    pub tld_lod_code: [u8; 4],
+    /// `modifier_order`, resolved.
+    pub modifier_classes: Vec<Modifier>,
+    /// The component code of each RGBA mask (`u8::MAX`: none): `[0]` from `comps_pair`
+    /// (Rd1 is RZ), `[1]` from `comps_quad`.
+    pub comps_by_mask: [[u8; 16]; 2],
+    /// The position in `forms` of each class's bound (`[0]`) and bindless (`[1]`) form.
+    form_by_op: [[u8; 2]; OpClass::ALL.len()],
 }
+
+/// A class of modifiers, in the order `modifier_order` prints them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Modifier {
+    /// The gather component of TLD4/TLD4S.
+    Comp,
+    /// `.B`.
+    B,
+    /// The LOD mode.
+    Lod,
+    /// The modifier a class always prints (`fixed`).
+    Fixed,
+    /// `.LC`.
+    Lc,
+    /// The offset mode.
+    Offset,
+    /// `.DC`.
+    Dc,
+    /// `.MS`.
+    Ms,
+    /// `.CL`.
+    Cl,
+    /// `.NDV`.
+    Ndv,
+    /// `.NODEP`.
+    Nodep,
+    /// The phase (`.T`, `.P`).
+    Phase,
+}
+
+impl Modifier {
+    /// The class's name in `modifier_order`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Modifier::Comp => "comp",
+            Modifier::B => "B",
+            Modifier::Lod => "lod",
+            Modifier::Fixed => "fixed",
+            Modifier::Lc => "LC",
+            Modifier::Offset => "offset",
+            Modifier::Dc => "DC",
+            Modifier::Ms => "MS",
+            Modifier::Cl => "CL",
+            Modifier::Ndv => "NDV",
+            Modifier::Nodep => "NODEP",
+            Modifier::Phase => "phase",
+        }
+    }
+
+    const ALL: [Modifier; 12] = [
+        Modifier::Comp,
+        Modifier::B,
+        Modifier::Lod,
+        Modifier::Fixed,
+        Modifier::Lc,
+        Modifier::Offset,
+        Modifier::Dc,
+        Modifier::Ms,
+        Modifier::Cl,
+        Modifier::Ndv,
+        Modifier::Nodep,
+        Modifier::Phase,
+    ];
+}
+
+/// The bits of a word [`Table::form_of`] dispatches on.
+const DISPATCH_BITS: u32 = 13;
 
 fn hex(file_field: &str, s: &str) -> u64 {
     u64::from_str_radix(s.trim_start_matches("0x"), 16)
@@ -438,40 +557,109 @@ impl Table {
             "nvidia.toml",
             include_str!("../../../mappings/nvidia.toml"),
         );
-        let forms = raw
+        let forms: Vec<Form> = raw
             .form
             .into_iter()
-            .map(|f| Form {
-                op: f.op,
-                bindless: f.bindless,
-                mask: hex("form.mask", &f.mask),
-                value: hex("form.value", &f.value),
-                reserved: f.reserved.iter().fold(0, |m, b| m | (1u64 << b)),
-                fields: f.fields,
+            .map(|f| {
+                Form::new(
+                    f.op,
+                    f.bindless,
+                    hex("form.mask", &f.mask),
+                    hex("form.value", &f.value),
+                    f.reserved.iter().fold(0, |m, b| m | (1u64 << b)),
+                    f.fields,
+                )
             })
             .collect();
+        let shift = 64 - DISPATCH_BITS;
+        let dispatch = forms
+            .iter()
+            .all(|f| f.mask & ((1u64 << shift) - 1) == 0 && forms.len() < usize::from(u8::MAX))
+            .then(|| {
+                (0..1u64 << DISPATCH_BITS)
+                    .map(|top| {
+                        let word = top << shift;
+                        forms
+                            .iter()
+                            .position(|f| word & f.mask == f.value)
+                            .map_or(u8::MAX, |i| i as u8)
+                    })
+                    .collect()
+            });
         let v = raw.values;
         let c = raw.control;
+        let lod = values("lod", v.lod);
+        let tld_lod = values("tld_lod", v.tld_lod);
+        let mut tld_lod_code = [u8::MAX; 4];
+        for (code, spelling) in &tld_lod {
+            let slot = tld_lod_code
+                .get_mut(usize::from(*code))
+                .unwrap_or_else(|| panic!("mappings/nvidia.toml: tld_lod code {code} past 3"));
+            *slot = code_of(&lod, spelling).unwrap_or_else(|| {
+                panic!("mappings/nvidia.toml: tld_lod `{spelling}` is no lod spelling")
+            });
+        }
+        let resolve = |targets: Vec<ShortTarget>| -> Vec<ShortTarget> {
+            targets
+                .into_iter()
+                .map(|mut s| {
+                    s.lod_code = code_of(&lod, &s.lod).unwrap_or_else(|| {
+                        panic!("mappings/nvidia.toml: short target lod `{}`", s.lod)
+                    });
+                    s.dim_code = v.dim.iter().position(|d| *d == s.dim).unwrap_or_else(|| {
+                        panic!("mappings/nvidia.toml: short target dim `{}`", s.dim)
+                    }) as u8;
+                    s
+                })
+                .collect()
+        };
+        let texs_targets = resolve(raw.texs_target);
+        let tlds_targets = resolve(raw.tlds_target);
+        let modifier_classes = v
+            .modifier_order
+            .iter()
+            .map(|name| {
+                Modifier::ALL
+                    .into_iter()
+                    .find(|m| m.name() == name)
+                    .unwrap_or_else(|| panic!("mappings/nvidia.toml: modifier class `{name}`"))
+            })
+            .collect();
+        let comps_pair = values("comps_pair", v.comps_pair);
+        let comps_quad = values("comps_quad", v.comps_quad);
+        let mut comps_by_mask = [[u8::MAX; 16]; 2];
+        for (k, names) in [&comps_pair, &comps_quad].into_iter().enumerate() {
+            for (code, spelling) in names {
+                let mask = usize::from(crate::isa::nvidia::inst::comps_mask(spelling));
+                if comps_by_mask[k][mask] == u8::MAX {
+                    comps_by_mask[k][mask] = *code;
+                }
+            }
+        }
+        let mut form_by_op = [[u8::MAX; 2]; OpClass::ALL.len()];
+        for (i, f) in forms.iter().enumerate().rev() {
+            form_by_op[f.op as usize][usize::from(f.bindless)] = i as u8;
+        }
         Table {
             ops: raw.op,
             forms,
             dims: v.dim,
-            lod: values("lod", v.lod),
-            tld_lod: values("tld_lod", v.tld_lod),
+            lod,
+            tld_lod,
             offset_mode: values("offset_mode", v.offset_mode),
             comp: values("comp", v.comp),
             query: values("query", v.query),
             query_numeric: v.query_numeric,
-            comps_pair: values("comps_pair", v.comps_pair),
-            comps_quad: values("comps_quad", v.comps_quad),
+            comps_pair,
+            comps_quad,
             sparse_none: v.sparse_none,
             guard_true: v.guard_true,
             rb_rz_printed: v.rb_rz_printed,
             vector_align: v.vector_align,
             modifier_order: v.modifier_order,
             fixed: v.fixed,
-            texs_targets: raw.texs_target,
-            tlds_targets: raw.tlds_target,
+            texs_targets,
+            tlds_targets,
             packing: raw.packing,
             control: Control {
                 slot_width: c.slot_width,
@@ -486,19 +674,29 @@ impl Table {
                 wait: control_field(c.wait),
                 no_barrier: c.no_barrier,
             },
+            dispatch,
+            tld_lod_code,
+            modifier_classes,
+            comps_by_mask,
+            form_by_op,
         }
     }
 
     /// The form of `op` (bound or bindless).
     pub fn form(&self, op: OpClass, bindless: bool) -> Option<&Form> {
-        self.forms
-            .iter()
-            .find(|f| f.op == op && f.bindless == bindless)
+        self.forms.get(usize::from(
+            self.form_by_op[op as usize][usize::from(bindless)],
+        ))
     }
 
     /// The form `word` is, if any.
     pub fn form_of(&self, word: u64) -> Option<&Form> {
-        self.forms.iter().find(|f| word & f.mask == f.value)
+        match &self.dispatch {
+            Some(d) => self
+                .forms
+                .get(usize::from(d[(word >> (64 - DISPATCH_BITS)) as usize])),
+            None => self.forms.iter().find(|f| word & f.mask == f.value),
+        }
     }
 
     /// The short-form target table of `op` (TEXS or TLDS).

@@ -6,57 +6,101 @@
 use super::inst::{
     comps_code, encode_word, lod_code, lod_spelling, query_valid, NvInst, OFFSET_NONE, RZ,
 };
-use super::table::{code_of, table, FieldName, OpClass};
+use super::table::{code_of, table, FieldName, Modifier, OpClass};
 use crate::error::ParseError;
 
 /// The register as printed: `R7`, `RZ`.
 pub fn reg_name(r: u8) -> String {
-    if r == RZ {
-        "RZ".to_string()
-    } else {
-        format!("R{r}")
-    }
+    let mut s = String::new();
+    push_reg(&mut s, r);
+    s
 }
 
-fn guard_prefix(guard: u8) -> String {
-    let t = table();
-    if guard == t.guard_true {
-        return String::new();
-    }
-    let neg = if guard & 8 != 0 { "!" } else { "" };
-    match guard & 7 {
-        7 => format!("@{neg}PT "),
-        p => format!("@{neg}P{p} "),
-    }
-}
-
-/// The modifiers of `inst` in print order.
-fn modifiers(inst: &NvInst) -> Vec<String> {
-    let t = table();
-    let mut out = Vec::new();
-    for class in &t.modifier_order {
-        let m: Option<String> = match class.as_str() {
-            "comp" if matches!(inst.op, OpClass::TLD4 | OpClass::TLD4S) => {
-                t.comp.get(&inst.comp).cloned()
-            }
-            "B" if inst.bindless => Some("B".into()),
-            "lod" => Some(lod_spelling(inst.lod).to_string()),
-            "fixed" => t.fixed.get(&inst.op).cloned(),
-            "LC" if inst.lc => Some("LC".into()),
-            "offset" => t.offset_mode.get(&inst.offset).cloned(),
-            "DC" if inst.dc => Some("DC".into()),
-            "MS" if inst.ms => Some("MS".into()),
-            "CL" if inst.cl => Some("CL".into()),
-            "NDV" if inst.ndv => Some("NDV".into()),
-            "NODEP" if inst.nodep => Some("NODEP".into()),
-            "phase" => t.control.phase_names.get(&inst.phase).cloned(),
-            _ => None,
-        };
-        if let Some(m) = m.filter(|m| !m.is_empty()) {
-            out.push(m);
+/// Appends `n` in decimal.
+pub(super) fn push_decimal(out: &mut String, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
         }
     }
-    out
+    // The digits are ASCII.
+    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+}
+
+/// Appends `n` as `{:#x}` prints it (`0x6e`, `0x0`).
+pub(super) fn push_hex(out: &mut String, n: u64) {
+    out.push_str("0x");
+    let digits = (64 - n.leading_zeros()).div_ceil(4).max(1);
+    for k in (0..digits).rev() {
+        out.push(char::from(
+            b"0123456789abcdef"[((n >> (4 * k)) & 0xf) as usize],
+        ));
+    }
+}
+
+/// Appends `n` as `{:#018x}` prints it (`0x` and 16 digits).
+pub(super) fn push_hex16(out: &mut String, n: u64) {
+    let mut b = *b"0x0000000000000000";
+    for k in 0..16 {
+        b[17 - k] = b"0123456789abcdef"[((n >> (4 * k)) & 0xf) as usize];
+    }
+    out.push_str(std::str::from_utf8(&b).unwrap_or_default());
+}
+
+fn push_reg(out: &mut String, r: u8) {
+    if r == RZ {
+        out.push_str("RZ");
+    } else {
+        out.push('R');
+        push_decimal(out, r.into());
+    }
+}
+
+fn push_guard(out: &mut String, guard: u8) {
+    if guard == table().guard_true {
+        return;
+    }
+    out.push('@');
+    if guard & 8 != 0 {
+        out.push('!');
+    }
+    match guard & 7 {
+        7 => out.push_str("PT"),
+        p => {
+            out.push('P');
+            push_decimal(out, p.into());
+        }
+    }
+    out.push(' ');
+}
+
+/// The spelling of `inst`'s modifier of class `m`, if it prints one.
+fn modifier(inst: &NvInst, m: Modifier) -> Option<&'static str> {
+    let t = table();
+    let s = match m {
+        Modifier::Comp if matches!(inst.op, OpClass::TLD4 | OpClass::TLD4S) => {
+            t.comp.get(&inst.comp).map(String::as_str)
+        }
+        Modifier::B if inst.bindless => Some("B"),
+        Modifier::Lod => Some(lod_spelling(inst.lod)),
+        Modifier::Fixed => t.fixed.get(&inst.op).map(String::as_str),
+        Modifier::Lc if inst.lc => Some("LC"),
+        Modifier::Offset => t.offset_mode.get(&inst.offset).map(String::as_str),
+        Modifier::Dc if inst.dc => Some("DC"),
+        Modifier::Ms if inst.ms => Some("MS"),
+        Modifier::Cl if inst.cl => Some("CL"),
+        Modifier::Ndv if inst.ndv => Some("NDV"),
+        Modifier::Nodep if inst.nodep => Some("NODEP"),
+        Modifier::Phase => t.control.phase_names.get(&inst.phase).map(String::as_str),
+        _ => None,
+    };
+    s.filter(|s| !s.is_empty())
 }
 
 fn has_field(inst: &NvInst, name: FieldName) -> bool {
@@ -64,7 +108,7 @@ fn has_field(inst: &NvInst, name: FieldName) -> bool {
 }
 
 /// The short-form component spelling (`RGBA`, `R`, ...).
-fn comps_spelling(inst: &NvInst) -> String {
+fn comps_spelling(inst: &NvInst) -> &'static str {
     let t = table();
     let names = if inst.rd1 == RZ {
         &t.comps_pair
@@ -72,74 +116,94 @@ fn comps_spelling(inst: &NvInst) -> String {
         &t.comps_quad
     };
     comps_code(inst.mask, inst.rd1 == RZ)
-        .and_then(|c| names.get(&c).cloned())
-        .unwrap_or_default()
+        .and_then(|c| names.get(&c))
+        .map_or("", String::as_str)
 }
 
-fn query_spelling(code: u8) -> String {
-    table()
-        .query
-        .get(&code)
-        .cloned()
-        .unwrap_or_else(|| (code / 2).to_string())
+fn push_query(out: &mut String, code: u8) {
+    match table().query.get(&code) {
+        Some(name) => out.push_str(name),
+        None => push_decimal(out, u32::from(code / 2)),
+    }
 }
 
 /// Prints one instruction as nvdisasm does (without ` ;`).
 pub fn print_inst(inst: &NvInst) -> String {
+    let mut s = String::new();
+    write_inst(&mut s, inst);
+    s
+}
+
+/// [`print_inst`], appended to `out` (no allocation but `out`'s own growth).
+pub fn write_inst(out: &mut String, inst: &NvInst) {
     let t = table();
-    let mut s = guard_prefix(inst.guard);
-    s.push_str(inst.op.mnemonic());
-    for m in modifiers(inst) {
-        s.push('.');
-        s.push_str(&m);
+    push_guard(out, inst.guard);
+    out.push_str(inst.op.mnemonic());
+    for &m in &t.modifier_classes {
+        if let Some(m) = modifier(inst, m) {
+            out.push('.');
+            out.push_str(m);
+        }
     }
-    let mut ops: Vec<String> = Vec::new();
-    if inst.sparse != t.sparse_none {
-        ops.push(format!("P{}", inst.sparse));
-    }
-    let tid = if inst.bindless {
-        "0x0".to_string()
-    } else {
-        format!("{:#x}", inst.tid)
+    out.push(' ');
+    let mut first = true;
+    let mut sep = |out: &mut String| {
+        if !std::mem::take(&mut first) {
+            out.push_str(", ");
+        }
     };
-    let dim = t.dims.get(inst.dim as usize).cloned().unwrap_or_default();
+    if inst.sparse != t.sparse_none {
+        sep(out);
+        out.push('P');
+        push_decimal(out, inst.sparse.into());
+    }
+    let tid = |out: &mut String| push_hex(out, if inst.bindless { 0 } else { inst.tid.into() });
+    let dim = t.dims.get(inst.dim as usize).map_or("", String::as_str);
     let rb_printed =
         has_field(inst, FieldName::Rb) && (inst.rb != RZ || t.rb_rz_printed.contains(&inst.op));
-    match inst.op {
-        OpClass::TEXS | OpClass::TLDS => {
-            ops.extend([reg_name(inst.rd1), reg_name(inst.rd), reg_name(inst.ra)]);
-            if rb_printed {
-                ops.push(reg_name(inst.rb));
-            }
-            ops.extend([tid, dim, comps_spelling(inst)]);
+    let regs = |out: &mut String, sep: &mut dyn FnMut(&mut String), regs: &[u8]| {
+        for &r in regs {
+            sep(out);
+            push_reg(out, r);
         }
-        OpClass::TLD4S => {
-            ops.extend([reg_name(inst.rd1), reg_name(inst.rd), reg_name(inst.ra)]);
+    };
+    match inst.op {
+        OpClass::TEXS | OpClass::TLDS | OpClass::TLD4S => {
+            regs(out, &mut sep, &[inst.rd1, inst.rd, inst.ra]);
             if rb_printed {
-                ops.push(reg_name(inst.rb));
+                regs(out, &mut sep, &[inst.rb]);
             }
-            ops.push(tid);
+            sep(out);
+            tid(out);
+            if inst.op != OpClass::TLD4S {
+                sep(out);
+                out.push_str(dim);
+                sep(out);
+                out.push_str(comps_spelling(inst));
+            }
         }
         OpClass::TXQ => {
-            ops.extend([
-                reg_name(inst.rd),
-                reg_name(inst.ra),
-                query_spelling(inst.query),
-                tid,
-                format!("{:#x}", inst.mask),
-            ]);
+            regs(out, &mut sep, &[inst.rd, inst.ra]);
+            sep(out);
+            push_query(out, inst.query);
+            sep(out);
+            tid(out);
+            sep(out);
+            push_hex(out, inst.mask.into());
         }
         _ => {
-            ops.extend([reg_name(inst.rd), reg_name(inst.ra)]);
+            regs(out, &mut sep, &[inst.rd, inst.ra]);
             if rb_printed {
-                ops.push(reg_name(inst.rb));
+                regs(out, &mut sep, &[inst.rb]);
             }
-            ops.extend([tid, dim, format!("{:#x}", inst.mask)]);
+            sep(out);
+            tid(out);
+            sep(out);
+            out.push_str(dim);
+            sep(out);
+            push_hex(out, inst.mask.into());
         }
     }
-    s.push(' ');
-    s.push_str(&ops.join(", "));
-    s
 }
 
 /// Whether `text` (one instruction, guard allowed) names a texture instruction texlate reads.

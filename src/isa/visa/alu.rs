@@ -17,6 +17,11 @@
 //!   1 = max and no predicate field (the bytes of GenX_IR's `.isa` up to 12504's cut).
 //! - `mov` f → d/ud is the hardware conversion, which rounds toward zero (the Gen `mov`
 //!   GenX_IR emits for it, `mov (16|M0) r4.0<1>:d r0.0<8;8,1>:f`).
+//! - the 16-bit conversions (NVIDIA TMML's fixed point): `shl` then `asr` by 16 in the
+//!   destination as `d` (sign extension of bits 15:0), or `and` with 0xffff as `ud`, then the
+//!   converting `mov` to `f`; SHL 0x24, ASR 0x26, AND 0x20 take dst, src, src like MUL, and
+//!   IGC prints them so (`shl (M1, 16) V0070(0,0)<1> V0051(0,0)<1;1,0> 0x2:d`,
+//!   `and (M1, 16) V0066(0,0)<1> V0060(0,0)<1;1,0> 0x807fffff:d` in the SKL dumps).
 
 use crate::error::{Error, Location, Unsupported, ValidationError};
 use crate::ir::{AluInstr, AluOp, Exec, Isa, RegFile, Scalar};
@@ -44,7 +49,7 @@ pub enum Operand {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AluInst {
     /// vISA opcode (`mappings/visa_isa.toml`): MOV 0x29, RNDE 0x14, INV 0x1b, MUL 0x10,
-    /// FMINMAX 0x45.
+    /// FMINMAX 0x45, SHL 0x24, ASR 0x26, AND 0x20.
     pub opcode: u8,
     pub mnemonic: &'static str,
     /// FMINMAX's op_ext: 0 = min, 1 = max.
@@ -81,6 +86,9 @@ const RNDE: u8 = 0x14;
 const INV: u8 = 0x1b;
 const MUL: u8 = 0x10;
 const FMINMAX: u8 = 0x45;
+const SHL: u8 = 0x24;
+const ASR: u8 = 0x26;
+const AND: u8 = 0x20;
 
 fn step(opcode: u8, mnemonic: &'static str, dst_ty: &'static str, srcs: Vec<Src>) -> Step {
     Step {
@@ -178,6 +186,20 @@ fn steps(a: &AluInstr, dst_ty: Option<&'static TypeDesc>) -> Result<Vec<Step>, E
             ..step(FMINMAX, "max", "f", vec![Src::Ir(0, "f"), Src::Ir(1, "f")])
         }],
         AluOp::FRcp => vec![step(INV, "inv", "f", vec![Src::Ir(0, "f")])],
+        AluOp::I16ToF32 => vec![
+            step(SHL, "shl", "d", vec![Src::Ir(0, "d"), Src::Imm(16, "d")]),
+            step(ASR, "asr", "d", vec![Src::Dst("d"), Src::Imm(16, "d")]),
+            step(MOV, "mov", "f", vec![Src::Dst("d")]),
+        ],
+        AluOp::U16ToF32 => vec![
+            step(
+                AND,
+                "and",
+                "ud",
+                vec![Src::Ir(0, "ud"), Src::Imm(0xffff, "ud")],
+            ),
+            step(MOV, "mov", "f", vec![Src::Dst("ud")]),
+        ],
         AluOp::SetActiveMask
         | AluOp::RestoreActiveMask
         | AluOp::QuadBroadcast
@@ -556,6 +578,8 @@ pub fn lift(run: &[&str], scope: &Scope) -> Option<(AluInstr, usize)> {
         "max" => &[AluOp::FMaxAbs, AluOp::FMaxRightAbs],
         "mul" => &[AluOp::FMul],
         "inv" => &[AluOp::FRcp],
+        "shl" => &[AluOp::I16ToF32],
+        "and" => &[AluOp::U16ToF32],
         _ => return None,
     };
     let (dst, srcs) = operands.split_first()?;

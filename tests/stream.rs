@@ -1,0 +1,269 @@
+//! The streaming paths (`texlate::stream`) write exactly what the whole-program paths write:
+//! `disasm` = decode then print, `disasm_hex` = `decode_hex` then print, `transcode` =
+//! decode then encode; where the whole path refuses an input, the stream refuses it with the
+//! same error. Checked on every corpus file (skipped plainly without `../shared/corpus`), on
+//! the fixtures under `tests/cases/`, and on random NVIDIA word streams.
+
+mod support;
+
+use std::fs;
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+
+use texlate::stream::{self, StreamError};
+use texlate::{isa::codec, Form, Isa, ReadOptions};
+
+/// The whole-program disassembly of `bytes`, or its error.
+fn whole_disasm(isa: Isa, bytes: &[u8]) -> Result<String, texlate::Error> {
+    let c = codec(isa);
+    c.print_text(&c.decode_binary(bytes)?)
+}
+
+fn streamed(r: Result<stream::Stats, StreamError>, out: Vec<u8>) -> Result<String, texlate::Error> {
+    match r {
+        Ok(_) => Ok(String::from_utf8(out).expect("text output is UTF-8")),
+        Err(StreamError::Codec(e)) => Err(e),
+        Err(StreamError::Io(e)) => panic!("I/O error on memory: {e}"),
+    }
+}
+
+fn stream_disasm(isa: Isa, bytes: &[u8]) -> Result<String, texlate::Error> {
+    let mut out = Vec::new();
+    let r = stream::disasm(isa, &mut Cursor::new(bytes), &mut out);
+    streamed(r, out)
+}
+
+/// Checks `disasm` on `bytes`; returns whether the whole path accepted them.
+fn check_disasm(isa: Isa, name: &str, bytes: &[u8]) -> bool {
+    let whole = whole_disasm(isa, bytes);
+    let stream = stream_disasm(isa, bytes);
+    assert_eq!(stream, whole, "{name}: disasm streamed differs from whole");
+    whole.is_ok()
+}
+
+/// Checks `transcode` on `bytes` into both forms; returns how many forms the whole path wrote.
+fn check_transcode(isa: Isa, name: &str, bytes: &[u8], read: ReadOptions) -> usize {
+    let mut ok = 0;
+    for emit in [Form::Text, Form::Binary] {
+        let whole =
+            texlate::decode_with(isa, bytes, read).and_then(|p| texlate::encode(isa, &p, emit));
+        let mut out = Vec::new();
+        let stream = match stream::transcode(isa, &mut Cursor::new(bytes), read, emit, &mut out) {
+            Ok(_) => Ok(out),
+            Err(StreamError::Codec(e)) => Err(e),
+            Err(StreamError::Io(e)) => panic!("I/O error on memory: {e}"),
+        };
+        assert!(
+            stream == whole,
+            "{name}: transcode to {emit:?} differs from whole"
+        );
+        ok += usize::from(whole.is_ok());
+    }
+    ok
+}
+
+/// Every file under `dir` whose name ends with `suffix`, sorted.
+fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.to_string_lossy().ends_with(suffix) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The corpus inputs of each ISA: (ISA, binary?, file suffix, folder).
+const CORPUS: &[(Isa, bool, &str, &str)] = &[
+    (Isa::Nvidia, true, ".cubin", "nvidia/cubin"),
+    (Isa::Nvidia, false, ".sass", "nvidia"),
+    (Isa::Dxbc, true, ".dxbc", "dxbc/blobs"),
+    (Isa::Dxbc, false, ".asm", "dxbc/asm"),
+    (Isa::Visa, false, ".visaasm", "intel/dumps"),
+];
+
+#[test]
+fn every_corpus_file_streams_as_the_whole_program_path() {
+    let Some(root) = support::corpus("") else {
+        return;
+    };
+    let read = ReadOptions {
+        igc_compatible: true,
+    };
+    for &(isa, binary, suffix, dir) in CORPUS {
+        let paths = files(&root.join(dir), suffix);
+        assert!(!paths.is_empty(), "no {suffix} files under {dir}");
+        let (mut disasm_ok, mut transcoded) = (0, 0);
+        for path in &paths {
+            let bytes = fs::read(path).unwrap();
+            let name = path.display().to_string();
+            if binary {
+                disasm_ok += usize::from(check_disasm(isa, &name, &bytes));
+            }
+            transcoded += check_transcode(isa, &name, &bytes, read);
+        }
+        // The corpus is what the vendors' tools wrote: it all reads.
+        if binary {
+            assert_eq!(disasm_ok, paths.len(), "{dir}: disasm");
+        }
+        // Every file reads and prints back; some refuse binary output (an NVIDIA listing
+        // without encodings has no words for its other instructions).
+        assert!(transcoded >= paths.len(), "{dir}: transcode");
+    }
+}
+
+/// A word stream of whole bundles: a control word (phase `ctrl_phase` in every slot) and
+/// the `words` three by three (NOP-padded).
+fn bundles(words: &[u64], control: impl Fn(usize) -> u64) -> Vec<u8> {
+    let nop = 0x50b0_0000_0007_0f00u64;
+    let mut out = Vec::new();
+    for (b, chunk) in words.chunks(3).enumerate() {
+        out.extend(control(b).to_le_bytes());
+        for k in 0..3 {
+            out.extend(chunk.get(k).copied().unwrap_or(nop).to_le_bytes());
+        }
+    }
+    out
+}
+
+/// The control word with the same phase field in all three slots (`.P` = 2).
+fn control(phase: u64) -> u64 {
+    let field = 0x7e0 | (phase << 17);
+    field | (field << 21) | (field << 42)
+}
+
+/// The first column of a TSV file's data rows, as words.
+fn tsv_words(text: &str, column: usize) -> Vec<u64> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.split('\t').nth(column))
+        .filter_map(|w| u64::from_str_radix(w.trim(), 16).ok())
+        .collect()
+}
+
+#[test]
+fn nvidia_word_streams_of_the_fixtures_stream_as_the_whole_program_path() {
+    let mut words = tsv_words(
+        &fs::read_to_string("tests/cases/nvidia/ops.tsv").unwrap(),
+        0,
+    );
+    words.extend(tsv_words(
+        &fs::read_to_string("tests/cases/nvidia/emit_words.tsv").unwrap(),
+        0,
+    ));
+    assert!(words.len() > 150);
+    for phase in [0, 1, 2] {
+        let bytes = bundles(&words, |_| control(phase));
+        assert!(check_disasm(Isa::Nvidia, "fixture words", &bytes));
+        assert_eq!(
+            check_transcode(Isa::Nvidia, "fixture words", &bytes, ReadOptions::default()),
+            2
+        );
+    }
+    // The texture words' text is what nvdisasm printed (tests/cases/nvidia/ops.tsv).
+    let text = stream_disasm(Isa::Nvidia, &bundles(&words, |_| control(2))).unwrap();
+    assert!(
+        text.contains("TEXS.P R6, R4, R4, R5, 0x6e, 2D, RGBA ;"),
+        "{text}"
+    );
+    // A reserved phase in a control word, and a stream cut inside a word: the same errors.
+    let mut bytes = bundles(&words, |b| if b == 7 { control(3) } else { control(2) });
+    assert!(!check_disasm(Isa::Nvidia, "reserved phase", &bytes));
+    bytes.truncate(8 * 41 + 3);
+    assert!(!check_disasm(Isa::Nvidia, "cut stream", &bytes));
+    assert!(check_disasm(Isa::Nvidia, "empty", &[]));
+}
+
+#[test]
+fn nvidia_corpus_word_pairs_stream_as_the_whole_program_path() {
+    let Some(path) = support::corpus("nvidia/tex_pairs.tsv") else {
+        return;
+    };
+    let words = tsv_words(&fs::read_to_string(path).unwrap(), 1);
+    assert!(words.len() > 1000);
+    let bytes = bundles(&words, |_| control(2));
+    assert!(check_disasm(Isa::Nvidia, "tex_pairs.tsv", &bytes));
+    assert_eq!(
+        check_transcode(Isa::Nvidia, "tex_pairs.tsv", &bytes, ReadOptions::default()),
+        2
+    );
+}
+
+/// xorshift64*: reproducible random words without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+/// Random words of every texture form (the opcode bits of a form, every other bit random):
+/// the streamed text and words match the whole-program path's word for word, including
+/// the words that decode but break a rule (same error).
+#[test]
+fn random_nvidia_words_stream_as_the_whole_program_path() {
+    let forms: Vec<(u64, u64)> = texlate::isa::nvidia::table::table()
+        .forms
+        .iter()
+        .map(|f| (f.mask, f.value))
+        .collect();
+    let mut rng = Rng(0x7e1a_7e5e_ed00_0001);
+    let (mut accepted, mut refused) = (0, 0);
+    for _ in 0..4000 {
+        let (mask, value) = forms[(rng.next() % forms.len() as u64) as usize];
+        let word = (rng.next() & !mask) | value;
+        let phase = rng.next() % 3;
+        let bytes = bundles(&[word], |_| control(phase));
+        if check_disasm(Isa::Nvidia, &format!("{word:#018x}"), &bytes) {
+            accepted += 1;
+            check_transcode(
+                Isa::Nvidia,
+                &format!("{word:#018x}"),
+                &bytes,
+                ReadOptions::default(),
+            );
+        } else {
+            refused += 1;
+        }
+        let hex = format!("{word:016x}");
+        let whole = codec(Isa::Nvidia)
+            .decode_hex(&[&hex])
+            .and_then(|p| codec(Isa::Nvidia).print_text(&p));
+        let mut out = Vec::new();
+        let streamed = streamed(stream::disasm_hex(Isa::Nvidia, &[&hex], &mut out), out);
+        assert_eq!(streamed, whole, "--hex {hex}");
+    }
+    // Both outcomes are exercised.
+    assert!(
+        accepted > 1000 && refused > 100,
+        "{accepted} accepted, {refused} refused"
+    );
+}
+
+#[test]
+fn a_stream_refused_after_its_first_words_writes_nothing() {
+    let good = 0xd830_06e0_6057_0404u64;
+    let mut words = vec![good; 30];
+    // An Rd vector past R254: decodes, does not lift.
+    words.push(0xdeb8_000f_f187_10fe);
+    let bytes = bundles(&words, |_| control(2));
+    let mut out = Vec::new();
+    let r = stream::disasm(Isa::Nvidia, &mut Cursor::new(&bytes), &mut out);
+    let Err(StreamError::Codec(e)) = r else {
+        panic!("accepted: {r:?}");
+    };
+    assert_eq!(Err(e.clone()), whole_disasm(Isa::Nvidia, &bytes));
+    assert!(e.to_string().contains("byte offset 0x"), "{e}");
+    assert!(out.is_empty(), "{} bytes written", out.len());
+}
