@@ -226,3 +226,27 @@ fn the_fixed_point_round_trip_is_taken_back_for_lod_channels_only() {
         Value::Bits((-1.5f32).to_bits())
     );
 }
+
+#[test]
+fn translations_check_from_their_binary_too() {
+    // The NVIDIA model decodes I2F.F32.S16/U16 words as it reads their text.
+    for mask in ["xy", "x", "y"] {
+        let dx = format!("ps_5_0\n{DX_DECLS}lod r0.{mask}, r1.xyxx, t0.xyzw, s1\n");
+        let mut o = texlate::translate::Options::new(Isa::Dxbc, Isa::Nvidia);
+        o.emit = texlate::Form::Binary;
+        let t = texlate::translate::translate(dx.as_bytes(), &o).unwrap();
+        assert!(t.output.len() % 32 == 0 && !t.output.is_empty());
+        let report = compare(
+            Isa::Dxbc,
+            dx.as_bytes(),
+            Isa::Nvidia,
+            &t.output,
+            &t.bindings,
+            &t.regmap,
+            3,
+        )
+        .unwrap();
+        assert!(report.agrees(), "{mask}: {report}");
+        assert_eq!(report.registers_compared, mask.len());
+    }
+}

@@ -31,10 +31,11 @@
 //! evaluated as if its guard held.
 //!
 //! ALU instructions evaluated: `MOV` (register, constant bank, immediate; lane mask 0xf
-//! only), `MOV32I`, `I2F`, `F2I`, `I2I`, `FMUL`, `FMNMX`, `MUFU.RCP`. `NOP`, `EXIT` and
-//! `RET` are skipped; listing directives, labels and comments too. Binary ALU words are
-//! decoded for the encodings the corpus listings show next to their text (MOV, MOV32I,
-//! I2I, I2F, FMUL, FMNMX, MUFU, NOP, EXIT); any other word is an error.
+//! only), `MOV32I`, `I2F` (32-bit sources, and `.S16`/`.U16`: bits 15:0 of the register,
+//! as ptxas uses them), `F2I`, `I2I`, `FMUL`, `FMNMX`, `MUFU.RCP`. `NOP`, `EXIT` and `RET`
+//! are skipped; listing directives, labels and comments too. Binary ALU words are decoded
+//! for the encodings the corpus listings show next to their text and the ones texlate emits
+//! (MOV, MOV32I, I2I, I2F, FMUL, FMNMX, MUFU, NOP, EXIT); any other word is an error.
 
 use crate::check::{
     imm_offsets, resource_id, sext, Error, Execution, InitialFile, LodReq, Machine, Offsets, ReqOp,
