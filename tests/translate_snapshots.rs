@@ -8,44 +8,9 @@ use std::fmt::Write as _;
 use texlate::translate::{self, Options};
 use texlate::{isa, Form, Isa};
 
-const DX_HEAD: &str = "ps_5_0
-dcl_resource_texture2d (float,float,float,float) t0
-dcl_resource_texture2darray (float,float,float,float) t1
-dcl_resource_texturecube (float,float,float,float) t2
-dcl_resource_texture3d (float,float,float,float) t3
-dcl_resource_texture2dms(4) (float,float,float,float) t4
-dcl_sampler s0, mode_default
-dcl_sampler s1, mode_comparison
-";
+mod support;
 
-const VISA_BINDINGS: &str = r#"
-[[binding]]
-dim = "2d"
-visa = { texture = "T6" }
-[[binding]]
-dim = "2d"
-visa = { texture = "T7" }
-[[binding]]
-dim = "cube"
-visa = { texture = "T8" }
-[[binding]]
-dim = "2d_array"
-visa = { texture = "T9" }
-"#;
-
-fn cases(isa: Isa) -> Vec<String> {
-    let file = match isa {
-        Isa::Dxbc => include_str!("cases/translate/dxbc.txt"),
-        Isa::Nvidia => include_str!("cases/translate/nvidia.txt"),
-        Isa::Visa => include_str!("cases/translate/visa.txt"),
-    };
-    file.lines()
-        .map(|l| match isa {
-            Isa::Dxbc => format!("{DX_HEAD}{l}\n"),
-            _ => format!("{l}\n"),
-        })
-        .collect()
-}
+use support::translate_corpus::translate_cases;
 
 fn hex(bytes: &[u8]) -> String {
     bytes
@@ -57,13 +22,11 @@ fn hex(bytes: &[u8]) -> String {
 
 fn direction(from: Isa, to: Isa) -> String {
     let mut out = String::new();
-    for src in cases(from) {
+    for (src, bindings) in translate_cases(from) {
         let line = src.lines().last().unwrap_or("");
         let _ = writeln!(out, "==== {line}");
         let mut o = Options::new(from, to);
-        if from == Isa::Visa {
-            o.bindings = Some(("bindings".into(), VISA_BINDINGS.into()));
-        }
+        o.bindings = bindings;
         let text = match translate::translate(src.as_bytes(), &o) {
             Ok(t) => t,
             Err(e) => {

@@ -30,15 +30,16 @@
 //! channels to Rd0, Rd0+1 and the next two to Rd1, Rd1+1. A guarded instruction (`@P0`) is
 //! evaluated as if its guard held.
 //!
-//! ALU instructions evaluated: `MOV` (register, constant bank, immediate), `MOV32I`, `I2F`,
+//! ALU instructions evaluated: `MOV` (register, constant bank, immediate), `MOV32I`, `I2F`
+//! (32-bit sources, and `.S16`/`.U16`: bits 15:0 of the register, as ptxas uses them),
 //! `F2I`, `I2I`, `FMUL`, `FMNMX`, `MUFU.RCP`, and the quad operations of ptxas's gradient
 //! emulation (research §5.1): `SAM`, `RAM`, `SHFL.IDX` within a quad (c = 0x1c03),
 //! `FSWZADD` (lane codes as nvdisasm prints them: `PP` a + b, `NP` b − a, `PN` a − b, `ZP` b,
 //! lane 0 first), `MOV` with a lane mask. A program with quad operations runs per quad
 //! ([`run_quad`]). `NOP`, `EXIT` and `RET` are skipped; listing directives, labels and
 //! comments too. Binary ALU words are decoded for the encodings the corpus listings show
-//! next to their text (MOV, MOV32I, I2I, I2F, FMUL, FMNMX, MUFU, NOP, EXIT, SAM, RAM, SHFL,
-//! FSWZADD); any other word is an error.
+//! next to their text and the ones texlate emits (MOV, MOV32I, I2I, I2F, FMUL, FMNMX, MUFU,
+//! NOP, EXIT, SAM, RAM, SHFL, FSWZADD); any other word is an error.
 
 use crate::check::{
     imm_offsets, resource_id, sext, Error, Execution, InitialFile, Located, LodReq, Machine,

@@ -22,6 +22,9 @@
 //!   `FMul` by 256, then `F32ToI32` (toward zero) into the source's register.
 //!
 //! Channels 2 and 3 of a LOD query are undefined on every ISA and are left as they are.
+//!
+//! The conversions run under the query's guard: where it does not hold, the source's
+//! registers keep their values.
 
 use super::{expand_tex, virtual_reg, PassContext};
 use crate::error::Error;
@@ -55,7 +58,7 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
                 let tmp = virtual_reg(v, c as u32);
                 ctx.virtual_types.insert((v, c as u32), ScalarType::U32);
                 t.dst[c] = Some(tmp);
-                after.push(ctx.alu(AluOp::U32ToF32, d, vec![tmp], t.span));
+                after.push(guarded(ctx, &t, AluOp::U32ToF32, d, vec![tmp]));
             }
         }
         t.result_type = Some(ScalarType::U32);
@@ -70,6 +73,15 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
     })
 }
 
+/// An ALU instruction after `t`, under `t`'s guard.
+fn guarded(ctx: &PassContext, t: &TexInstr, op: AluOp, dst: Scalar, srcs: Vec<Scalar>) -> Item {
+    let mut item = ctx.alu(op, dst, srcs, t.span);
+    if let Item::Alu(a) = &mut item {
+        a.pred = t.pred;
+    }
+    item
+}
+
 /// The f32 immediate `x`.
 fn f32_imm(x: f32) -> Scalar {
     Scalar::Imm(Imm {
@@ -82,13 +94,16 @@ fn f32_imm(x: f32) -> Scalar {
 fn lod_query(mut t: Box<TexInstr>, ctx: &mut PassContext) -> Vec<Item> {
     let from_fixed = ctx.source_caps.lod_query_fixed_point;
     let to_fixed = ctx.target.caps.lod_query_fixed_point;
-    if from_fixed == to_fixed || t.dst[..2].iter().all(Option::is_none) {
+    let written = |s: &Option<Scalar>| s.is_some_and(|d| d != Scalar::Zero);
+    if from_fixed == to_fixed || !t.dst[..2].iter().any(written) {
         return vec![Item::Tex(t)];
     }
     let v = ctx.new_virtual();
     let mut after = Vec::new();
     for c in 0..2 {
-        let Some(d) = t.dst[c] else { continue };
+        let Some(d) = t.dst[c].filter(|d| *d != Scalar::Zero) else {
+            continue;
+        };
         let tmp = virtual_reg(v, c as u32);
         t.dst[c] = Some(tmp);
         if to_fixed {
@@ -99,12 +114,18 @@ fn lod_query(mut t: Box<TexInstr>, ctx: &mut PassContext) -> Vec<Item> {
                 AluOp::I16ToF32
             };
             ctx.virtual_types.insert((v, c as u32), ScalarType::U32);
-            after.push(ctx.alu(convert, d, vec![tmp], t.span));
-            after.push(ctx.alu(AluOp::FMul, d, vec![d, f32_imm(1.0 / 256.0)], t.span));
+            after.push(guarded(ctx, &t, convert, d, vec![tmp]));
+            after.push(guarded(
+                ctx,
+                &t,
+                AluOp::FMul,
+                d,
+                vec![d, f32_imm(1.0 / 256.0)],
+            ));
         } else {
             ctx.virtual_types.insert((v, c as u32), ScalarType::F32);
-            after.push(ctx.alu(AluOp::FMul, d, vec![tmp, f32_imm(256.0)], t.span));
-            after.push(ctx.alu(AluOp::F32ToI32, d, vec![d], t.span));
+            after.push(guarded(ctx, &t, AluOp::FMul, d, vec![tmp, f32_imm(256.0)]));
+            after.push(guarded(ctx, &t, AluOp::F32ToI32, d, vec![d]));
         }
     }
     // The registers the query writes hold integers on a fixed-point target, floats otherwise.

@@ -224,3 +224,56 @@ pub fn visa_dumps(intel: &Path) -> (Vec<VisaDump>, usize, usize) {
     }
     (out, defaulted, mixed)
 }
+
+/// The declarations every DX case of `tests/cases/translate/dxbc.txt` is given.
+pub const CASES_DX_HEAD: &str = "ps_5_0
+dcl_resource_texture2d (float,float,float,float) t0
+dcl_resource_texture2darray (float,float,float,float) t1
+dcl_resource_texturecube (float,float,float,float) t2
+dcl_resource_texture3d (float,float,float,float) t3
+dcl_resource_texture2dms(4) (float,float,float,float) t4
+dcl_sampler s0, mode_default
+dcl_sampler s1, mode_comparison
+";
+
+/// The bindings of the vISA cases (`tests/cases/translate/visa.txt`): vISA names no
+/// dimension.
+pub const CASES_VISA_BINDINGS: &str = r#"
+[[binding]]
+dim = "2d"
+visa = { texture = "T6" }
+[[binding]]
+dim = "2d"
+visa = { texture = "T7" }
+[[binding]]
+dim = "cube"
+visa = { texture = "T8" }
+[[binding]]
+dim = "2d_array"
+visa = { texture = "T9" }
+"#;
+
+/// The hand-written translation cases of `isa` (`tests/cases/translate/<isa>.txt`, one
+/// instruction a line): each as a whole source program, with the bindings file it needs.
+pub fn translate_cases(isa: texlate::Isa) -> Vec<(String, Option<(String, String)>)> {
+    let name = match isa {
+        texlate::Isa::Dxbc => "dxbc",
+        texlate::Isa::Nvidia => "nvidia",
+        texlate::Isa::Visa => "visa",
+    };
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cases/translate")
+        .join(format!("{name}.txt"));
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| match isa {
+            texlate::Isa::Dxbc => (format!("{CASES_DX_HEAD}{l}\n"), None),
+            texlate::Isa::Visa => (
+                format!("{l}\n"),
+                Some(("bindings".to_string(), CASES_VISA_BINDINGS.to_string())),
+            ),
+            texlate::Isa::Nvidia => (format!("{l}\n"), None),
+        })
+        .collect()
+}
