@@ -75,8 +75,19 @@ impl From<IsaArg> for Isa {
 enum Emit {
     /// A listing or kernel as the vendor tool prints it.
     Text,
-    /// The binary encoding.
+    /// The binary encoding (DX: a whole DXBC container).
     Binary,
+    /// DX only: the bare SM4/SM5 token stream, without the DXBC container.
+    Tokens,
+}
+
+/// The binary forms `asm` writes.
+#[derive(Clone, Copy, ValueEnum)]
+enum AsmEmit {
+    /// The binary encoding (DX: a whole DXBC container).
+    Binary,
+    /// DX only: the bare SM4/SM5 token stream, without the DXBC container.
+    Tokens,
 }
 
 /// Options that change how inputs are read.
@@ -147,8 +158,8 @@ struct TranslateArgs {
     /// The output's instruction set.
     #[arg(long, value_enum)]
     to: IsaArg,
-    /// Output form: text (a listing or kernel) or binary (word stream, DXBC container, vISA
-    /// instruction bytes).
+    /// Output form: text (a listing or kernel), binary (word stream, DXBC container, vISA
+    /// instruction bytes) or tokens (DX's bare token stream).
     #[arg(long, value_enum, default_value = "text")]
     emit: Emit,
     /// Bindings file (TOML, `[[binding]]` rows): which texture and sampler each ISA calls
@@ -198,6 +209,7 @@ impl TranslateArgs {
             emit: match self.emit {
                 Emit::Text => Form::Text,
                 Emit::Binary => Form::Binary,
+                Emit::Tokens => Form::Tokens,
             },
             bindings: file(&self.bindings)?,
             regmap: file(&self.regmap)?,
@@ -263,6 +275,10 @@ enum Command {
         /// Print the encoding as hex, one instruction per line.
         #[arg(long)]
         hex: bool,
+        /// Binary form: binary (DX: a whole DXBC container) or tokens (DX: the bare token
+        /// stream).
+        #[arg(long, value_enum, default_value = "binary", conflicts_with = "hex")]
+        emit: AsmEmit,
         /// A file, `-` for standard input, or the instruction text itself.
         input: String,
         /// Output file (default: standard output).
@@ -453,6 +469,14 @@ fn note_unencoded_lines(isa: Isa, form: Form, program: &texlate::Program) {
     }
 }
 
+/// Prints what encoding `program` assumed that it does not say (a DX listing without a
+/// profile line is assembled as `ps_5_0`), as warnings.
+fn warn_encoding(isa: Isa, program: &texlate::Program, form: Form) {
+    for w in isa::codec(isa).encode_warnings(program, form) {
+        let _ = writeln!(io::stderr(), "texlate: warning: {w}");
+    }
+}
+
 /// A vISA `.isa` container is read (its kernels and sampler instructions), and refused for
 /// translation with what IGC 12504's writer cut from its first sampler instruction.
 fn refuse_container(from: Isa, source: &Source) -> Result<(), Failure> {
@@ -481,6 +505,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             if options.from == options.to {
                 note_unencoded_lines(options.to, options.emit, &t.program);
             }
+            warn_encoding(options.to, &t.program, options.emit);
             if json {
                 write_output(output.as_deref(), t.report.to_json().as_bytes())
             } else {
@@ -537,6 +562,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Asm {
             isa: isa_arg,
             hex,
+            emit,
             input,
             output,
             read,
@@ -582,8 +608,13 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     .map_err(fail)?
                     .into_bytes()
             } else {
-                let bytes = isa::codec(isa).encode_binary(&program).map_err(fail)?;
+                let form = match emit {
+                    AsmEmit::Binary => Form::Binary,
+                    AsmEmit::Tokens => Form::Tokens,
+                };
+                let bytes = texlate::encode(isa, &program, form).map_err(fail)?;
                 note_unencoded_lines(isa, Form::Binary, &program);
+                warn_encoding(isa, &program, form);
                 bytes
             };
             if out.is_empty() {

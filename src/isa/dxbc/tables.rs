@@ -30,6 +30,17 @@ pub struct TexRow {
     pub operands: Vec<String>,
 }
 
+/// One `[[signature_value]]` row: how a signature element is named (see the table).
+#[derive(Debug, Deserialize)]
+pub struct SignatureValueRow {
+    pub key: String,
+    pub column: String,
+    pub code: u32,
+    pub semantic: String,
+    pub index: String,
+    pub ty: String,
+}
+
 /// The file as written.
 #[derive(Debug, Deserialize)]
 pub struct File {
@@ -54,7 +65,10 @@ pub struct File {
     pub tessellator_partitionings: Vec<(u8, String)>,
     pub tessellator_outputs: Vec<(u8, String)>,
     pub program_types: Vec<(u32, String)>,
+    pub signature_formats: Vec<(String, u32, u32)>,
+    pub shader_features: Vec<(u32, String)>,
     pub tex: Vec<TexRow>,
+    pub signature_value: Vec<SignatureValueRow>,
 }
 
 /// How an instruction's dwords after the opcode (and extended) tokens are laid out.
