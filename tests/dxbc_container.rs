@@ -423,3 +423,156 @@ fn oracles_accept_every_assembled_listing() {
     assert_eq!((wine_same_as_blob, same_spirv), (284, 284));
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// The hand-written fixtures of `tests/cases/dxbc/containers/` (every stage, with and
+/// without tables): (name, listing).
+fn fixtures() -> Vec<(String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/dxbc/containers");
+    let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            let p = e.unwrap().path();
+            (p.extension()? == "asm").then(|| {
+                (
+                    p.file_stem().unwrap().to_string_lossy().into_owned(),
+                    std::fs::read_to_string(&p).unwrap(),
+                )
+            })
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// A container as text: its chunks in order, each signature's elements, the feature flags.
+fn describe(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for (tag, data) in chunks(bytes) {
+        let name = String::from_utf8_lossy(&tag).into_owned();
+        match signature::Layout::of_tag(&tag) {
+            Some((_, layout)) => {
+                out.push_str(&format!("{name}\n"));
+                for e in signature::read(&data, layout).unwrap() {
+                    let reg = if e.register == signature::NO_REGISTER {
+                        "-".to_string()
+                    } else {
+                        e.register.to_string()
+                    };
+                    out.push_str(&format!(
+                        "  {}{} sv={} type={} reg={reg} mask={:#x} rw={:#x} stream={} mp={}\n",
+                        e.name,
+                        e.index,
+                        e.system_value,
+                        e.component_type,
+                        e.mask,
+                        e.rw_mask,
+                        e.stream,
+                        e.min_precision
+                    ));
+                }
+            }
+            None if &tag == b"SFI0" => out.push_str(&format!(
+                "SFI0 {:#x}\n",
+                u32::from_le_bytes(data[..4].try_into().unwrap())
+            )),
+            None => out.push_str(&format!("{name} ({} bytes)\n", data.len())),
+        }
+    }
+    out
+}
+
+/// Each fixture assembles into the container its tables and declarations imply (the
+/// snapshot, read element by element against the fixture's comments), whose program chunk
+/// is the bare token stream and which decodes back to the same program.
+#[test]
+fn fixtures_assemble_into_the_containers_they_imply() {
+    let mut out = String::new();
+    for (name, text) in fixtures() {
+        let program = dxbc::parse_text(&text).unwrap();
+        let bytes = dxbc::encode_binary(&program).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let c = container::parse(&bytes).unwrap();
+        assert_eq!(
+            c.chunks[c.program].data,
+            dxbc::encode_tokens(&program).unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            dxbc::print_hex(&dxbc::decode_binary(&bytes).unwrap()).unwrap(),
+            dxbc::print_hex(&program).unwrap(),
+            "{name}"
+        );
+        out.push_str(&format!("== {name}\n{}", describe(&bytes)));
+    }
+    insta::with_settings!({
+        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
+        prepend_module_to_snapshot => false,
+    }, {
+        insta::assert_snapshot!("dxbc_container_fixtures", out);
+    });
+}
+
+/// Wine's D3DDisassemble of each fixture's container (`wine/<name>.txt`, written by
+/// `oracles_accept_the_fixture_containers` with Wine 8.0): texlate reads it back to the
+/// fixture's instructions, up to what vkd3d-shader 1.6's text does not say.
+#[test]
+fn wine_listings_of_the_fixtures_read_back() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/dxbc/containers/wine");
+    for (name, text) in fixtures() {
+        let wine = std::fs::read_to_string(dir.join(format!("{name}.txt"))).unwrap();
+        let (said, meant) = (instructions(&wine), instructions(&text));
+        assert_eq!(said.len(), meant.len(), "{name}");
+        for (w, m) in said.iter().zip(&meant) {
+            assert_eq!(
+                without_losses(w, None),
+                without_losses(m, None),
+                "{name}: Wine `{}`, listing `{}`",
+                dxbc::disasm::instruction(w),
+                dxbc::disasm::instruction(m)
+            );
+        }
+    }
+}
+
+/// The fixtures' containers given to Wine's D3DDisassemble and to vkd3d-compiler (then
+/// spirv-val): both accept every one. With `TEXLATE_BLESS=1` Wine's listings are written to
+/// `tests/cases/dxbc/containers/wine/`.
+#[test]
+#[ignore = "needs the DXBC oracles (shared/oracles/dxbc/setup.sh)"]
+fn oracles_accept_the_fixture_containers() {
+    let tmp = std::env::temp_dir().join(format!("texlate-dxbc-fixtures-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut files = Vec::new();
+    for (name, text) in fixtures() {
+        let path = tmp.join(format!("{name}.dxbc"));
+        std::fs::write(
+            &path,
+            dxbc::encode_binary(&dxbc::parse_text(&text).unwrap()).unwrap(),
+        )
+        .unwrap();
+        files.push(path);
+    }
+    let Some(wine) = support::run_dxbc_oracle("dxbc-disasm", &[], &files) else {
+        return;
+    };
+    let Some(vkd3d) = support::run_dxbc_oracle("dxbc-to-spirv", &[], &files) else {
+        return;
+    };
+    let listings = support::wine_listings(&wine);
+    assert_eq!(listings.len(), files.len(), "{wine}");
+    if std::env::var_os("TEXLATE_BLESS").is_some() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/dxbc/containers/wine");
+        for (name, text) in &listings {
+            std::fs::write(dir.join(format!("{name}.txt")), text).unwrap();
+        }
+    }
+    let v = verdicts(&vkd3d);
+    assert_eq!(v.len(), files.len(), "{vkd3d}");
+    assert!(v.values().all(|x| x == "ACCEPTED"), "{vkd3d}");
+    eprintln!(
+        "{} fixtures: Wine disassembled {}, vkd3d-compiler accepted {}",
+        files.len(),
+        listings.len(),
+        v.len()
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}

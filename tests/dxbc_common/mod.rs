@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use texlate::isa::dxbc::tokens::{
-    Instruction, EXT_SAMPLE_CONTROLS, OPERAND_IMM32, SEL_SELECT1, SEL_SWIZZLE,
+    Instruction, EXT_SAMPLE_CONTROLS, OPERAND_IMM32, SEL_MASK, SEL_SELECT1, SEL_SWIZZLE,
 };
 
 /// `../shared/corpus/dxbc`, or `None` (with the SKIPPED note) when it is not there.
@@ -112,10 +112,14 @@ pub const LOSSES: [Loss; 9] = [
             }
         }
     }),
-    // `imm_atomic_alloc r0.x, u0` (a UAV token without components) prints as `u0.xyzw`.
-    ("`.xyzw` on a UAV without components", |i| {
+    // `imm_atomic_alloc r0.x, u0` (a UAV token without components) prints as `u0.xyzw`, and
+    // `dcl_stream m0` as `dcl_stream m0.xyzw`.
+    ("`.xyzw` on a UAV or stream without components", |i| {
         for op in &mut i.operands {
-            if op.ty == OPERAND_UAV && op.num_components == 0 {
+            // (`m0.xyzw` read back in a declaration is a write mask.)
+            let written = op.num_components == 2 && op.selection == SEL_MASK && op.comp == 0xf;
+            if matches!(op.ty, OPERAND_UAV | OPERAND_STREAM) && (op.num_components == 0 || written)
+            {
                 op.num_components = 2;
                 op.selection = SEL_SWIZZLE;
                 op.comp = 0xe4;
@@ -185,6 +189,7 @@ fn is_declaration(opcode: u16) -> bool {
 /// Operand types (operand token `[19:12]`).
 const OPERAND_SAMPLER: u8 = 6;
 const OPERAND_UAV: u8 = 30;
+const OPERAND_STREAM: u8 = 16;
 
 /// `instr` with the parts of every loss but `skip` cleared.
 pub fn without_losses(instr: &Instruction, skip: Option<usize>) -> Instruction {

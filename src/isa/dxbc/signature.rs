@@ -681,26 +681,25 @@ pub fn from_declarations<'a>(
             e.mask.trailing_zeros(),
         )
     });
-    // Semantic indices, per signature.
+    // Semantic indices, per signature and stream.
     for kind in [Kind::Input, Kind::Output, Kind::PatchConstant] {
-        let mut taken: Vec<(String, u32)> = Vec::new();
+        let mut taken: Vec<(u32, String, u32)> = Vec::new();
         let mut unplaced = Vec::new();
         for (i, (k, l, row)) in out.iter_mut().enumerate() {
             if *k != kind {
                 continue;
             }
             let e = &mut l.element;
+            let same = |t: &&(u32, String, u32)| t.0 == e.stream && t.1 == e.name;
             let wanted = match row.index.as_str() {
                 "register" if e.register != NO_REGISTER => Some(e.register),
-                "register" | "count" => {
-                    Some(taken.iter().filter(|(n, _)| *n == e.name).count() as u32)
-                }
+                "register" | "count" => Some(taken.iter().filter(same).count() as u32),
                 n => n.parse().ok(),
             };
             match wanted {
-                Some(w) if !taken.contains(&(e.name.clone(), w)) => {
+                Some(w) if !taken.contains(&(e.stream, e.name.clone(), w)) => {
                     e.index = w;
-                    taken.push((e.name.clone(), w));
+                    taken.push((e.stream, e.name.clone(), w));
                 }
                 _ => unplaced.push(i),
             }
@@ -710,12 +709,12 @@ pub fn from_declarations<'a>(
             let e = &mut out[i].1.element;
             let next = taken
                 .iter()
-                .filter(|(n, _)| *n == e.name)
-                .map(|(_, x)| x + 1)
+                .filter(|t| t.0 == e.stream && t.1 == e.name)
+                .map(|t| t.2 + 1)
                 .max()
                 .unwrap_or(0);
             e.index = next;
-            taken.push((e.name.clone(), next));
+            taken.push((e.stream, e.name.clone(), next));
         }
     }
     out.into_iter().map(|(k, l, _)| (k, l)).collect()

@@ -51,6 +51,7 @@ pub struct File {
     pub decl_layouts: Vec<(u16, i8)>,
     pub wine_aliases: Vec<(String, String)>,
     pub wine_words: Vec<(String, String)>,
+    pub wine_input_primitives: Vec<(String, String)>,
     pub resource_dims: Vec<ResourceDimRow>,
     pub return_types: Vec<(u8, String)>,
     pub register_types: Vec<RegisterTypeRow>,
@@ -447,6 +448,12 @@ mod tests {
         }
         // Every Wine word names something fxc spells: a register, a sampler mode, a system
         // value or a return type.
+        for (wine, fxc) in &f.wine_input_primitives {
+            assert!(
+                find_code(&f.input_primitives, fxc).is_some(),
+                "Wine input primitive {wine} -> unknown {fxc}"
+            );
+        }
         for (wine, fxc) in &f.wine_words {
             let known = f.register_types.iter().any(|r| &r.1 == fxc)
                 || f.sampler_modes.iter().any(|m| &m.1 == fxc)
