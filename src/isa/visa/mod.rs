@@ -31,7 +31,9 @@ use crate::error::{Error, Location, Unsupported, ValidationError};
 use crate::ir::{Isa, Item, Opaque, Program, Span, TexInstr};
 
 pub use container::{IsaContainer, IsaKernel, IsaSampler};
-pub use inst::{Aoffimmi, Checks, Gap, Layout, MsForm, Raw, VisaExtras, VisaInst, VisaProgram};
+pub use inst::{
+    Aoffimmi, Checks, Gap, Layout, MsForm, Raw, Region, VisaExtras, VisaInst, VisaProgram,
+};
 pub use lift::unpack_aoffimmi;
 
 use emit_inst::EmitError;
