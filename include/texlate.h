@@ -43,6 +43,9 @@
 // Output as binary (word stream, DXBC container, vISA instruction bytes).
 #define TEXLATE_EMIT_BINARY 1
 
+// DX only: the bare SM4/SM5 token stream, without the DXBC container.
+#define TEXLATE_EMIT_TOKENS 2
+
 // The outcome of a call.
 typedef enum TexlateStatus {
   // Success.
@@ -72,7 +75,7 @@ typedef struct TexlateOptions {
   uint32_t from;
   // The output's ISA (`TEXLATE_ISA_*`).
   uint32_t to;
-  // `TEXLATE_EMIT_TEXT` or `TEXLATE_EMIT_BINARY`.
+  // `TEXLATE_EMIT_TEXT`, `TEXLATE_EMIT_BINARY` or `TEXLATE_EMIT_TOKENS`.
   uint32_t emit;
   // The bindings file's text (TOML, `[[binding]]` rows), NUL-terminated, or NULL.
   const char *bindings;

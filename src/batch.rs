@@ -195,6 +195,11 @@ pub fn translate_input(
     let source = crate::decode_with(options.from, bytes, options.read).map_err(fail)?;
     let (instructions, texture_instructions) = counts(&source);
     let t = translate::translate_program(source, options).map_err(fail)?;
+    let warnings = isa::codec(options.to).encode_warnings(&t.program, options.emit);
+    notes.extend(warnings.into_iter().map(|message| Note {
+        level: NoteLevel::Warning,
+        message,
+    }));
     if options.from == options.to {
         let note = unencoded_lines_note(options.to, options.emit, &t.program);
         notes.extend(note.map(|message| Note {
@@ -404,12 +409,21 @@ pub fn write_atomic_with<T>(
 }
 
 /// The temporary file of [`write_atomic`]: `write` fills it, then it is renamed to `path`.
+/// An existing output that is not a regular file (`/dev/null`, a FIFO, a terminal) is written
+/// in place: renaming over it would replace the device node with a file.
 fn atomic<T, E>(
     path: &Path,
     write: impl FnOnce(&mut fs::File) -> Result<T, E>,
     io_error: impl Fn(io::Error) -> E,
 ) -> Result<T, E> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
+    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(&io_error)?;
+        return write(&mut file);
+    }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

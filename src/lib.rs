@@ -84,10 +84,11 @@ pub fn parse_text_with(isa: Isa, text: &str, options: ReadOptions) -> Result<Pro
     isa::codec(isa).parse_text(text, options)
 }
 
-/// Encodes `program` as `isa` text or binary.
+/// Encodes `program` as `isa` text or binary (or, for DX, the bare token stream).
 pub fn encode(isa: Isa, program: &Program, form: Form) -> Result<Vec<u8>, Error> {
     match form {
         Form::Text => isa::codec(isa).print_text(program).map(String::into_bytes),
         Form::Binary => isa::codec(isa).encode_binary(program),
+        Form::Tokens => isa::codec(isa).encode_tokens(program),
     }
 }

@@ -329,3 +329,39 @@ fn visa_offset_expressions_are_read_and_kept() {
         .unwrap();
     assert_eq!(text, line);
 }
+
+/// An output that is not a regular file (a FIFO here; `/dev/null` alike) is written in place:
+/// the temporary-file-and-rename writer must not replace it with a file (it once replaced
+/// `/dev/null`, run as root).
+#[cfg(unix)]
+#[test]
+fn an_output_that_is_a_fifo_is_written_in_place() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = std::env::temp_dir().join(format!("texlate-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("out");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("SKIPPED: mkfifo is not available");
+        return;
+    }
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(&fifo).unwrap())
+    };
+    let o = texlate(&[
+        "disasm",
+        "--isa",
+        "nvidia",
+        "--hex",
+        TEXS_WORD,
+        "-o",
+        fifo.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8(reader.join().unwrap()).unwrap();
+    assert!(text.contains("TEXS"), "{text}");
+    let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the output FIFO was replaced: {kind:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -170,37 +170,37 @@ fn diagnostics_quote_the_line_with_a_caret() {
 #[test]
 fn text_input_errors_never_speak_in_byte_offsets() {
     let dir = scratch("textpos");
-    // A listing without its profile line cannot become a binary: no position, no offset.
+    // An NVIDIA listing has no bare-token form: an error without position, and no offset.
     let listing = write(
         &dir,
-        "noprofile.asm",
-        "sample r0.xyzw, r1.xyxx, t0.xyzw, s0\n",
+        "notokens.sass",
+        "        /*0008*/                   TEX R0, R4, 0x6e, 2D, 0xf ;\n",
     );
     let o = texlate(&[
         "translate",
         "--from",
-        "dxbc",
+        "nvidia",
         "--to",
-        "dxbc",
+        "nvidia",
         "--emit",
-        "binary",
+        "tokens",
         &listing,
     ]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(
-        err.contains("noprofile.asm") && !err.contains("offset"),
+        err.contains("notokens.sass") && !err.contains("offset"),
         "{err}"
     );
     let o = texlate(&[
         "--json",
         "translate",
         "--from",
-        "dxbc",
+        "nvidia",
         "--to",
-        "dxbc",
+        "nvidia",
         "--emit",
-        "binary",
+        "tokens",
         &listing,
     ]);
     assert!(!stderr(&o).contains("offset"), "{}", stderr(&o));

@@ -117,17 +117,33 @@ fn validation_errors() {
             "sample_lz.R (M1, 16)  0x1000:uw S0 T6 V0057.0 V0053.0\n",
         ),
     );
-    // An error without a position in a text input names the file, never a byte offset.
+    // A declaration the listing's signature table does not hold: the container would not
+    // say what the program reads. The error points at the declaration.
     let mut options = Options::new(Isa::Dxbc, Isa::Dxbc);
     options.emit = Form::Binary;
     let d = translate_error(
         "shader.asm",
-        "sample r0.xyzw, r1.xyxx, t0.xyzw, s0\n",
+        "// Input signature:\n//\n// Name                 Index   Mask Register SysValue  Format   Used\n\
+         // -------------------- ----- ------ -------- -------- ------- ------\n\
+         // TEXCOORD                 0   xy          1     NONE   float   xy\n//\nps_5_0\n\
+         dcl_input_ps linear v1.xy\ndcl_input_ps linear v2.xy\nret\n",
+        &options,
+    );
+    snap("validation_dxbc", &d);
+    // An error without a position in a text input names the file, never a byte offset.
+    let mut options = Options::new(Isa::Nvidia, Isa::Nvidia);
+    options.emit = Form::Tokens;
+    let d = translate_error(
+        "kernel.sass",
+        "        /*0008*/                   TEX R0, R4, 0x6e, 2D, 0xf ;\n",
         &options,
     );
     assert_eq!(d.offset, None);
-    assert!(!d.render(false).contains("offset"));
-    snap("validation_dxbc", &d);
+    let text = d.render(false);
+    assert!(
+        text.contains("kernel.sass") && !text.contains("offset"),
+        "{text}"
+    );
     // An NVIDIA listing whose instruction, edited in the IR, no longer encodes: the error
     // points at the listing's line.
     let listing = "        /*0008*/                   TEX R0, R4, 0x6e, 2D, 0xf ;\n";

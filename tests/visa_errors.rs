@@ -331,7 +331,7 @@ fn binary_errors() {
         ),
         (
             "bin_aoffimmi_not_immediate",
-            GOOD.replacen("0f 05 02", "0f 00 02", 1),
+            GOOD.replacen("0f 05 02", "0f 03 02", 1),
         ),
         (
             "bin_aoffimmi_type",

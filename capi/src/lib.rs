@@ -55,6 +55,8 @@ pub const TEXLATE_GRAD_APPROX: u32 = 1;
 pub const TEXLATE_GRAD_ERROR: u32 = 2;
 /// Output as binary (word stream, DXBC container, vISA instruction bytes).
 pub const TEXLATE_EMIT_BINARY: u32 = 1;
+/// DX only: the bare SM4/SM5 token stream, without the DXBC container.
+pub const TEXLATE_EMIT_TOKENS: u32 = 2;
 
 /// The outcome of a call.
 #[repr(C)]
@@ -86,7 +88,7 @@ pub struct TexlateOptions {
     pub from: u32,
     /// The output's ISA (`TEXLATE_ISA_*`).
     pub to: u32,
-    /// `TEXLATE_EMIT_TEXT` or `TEXLATE_EMIT_BINARY`.
+    /// `TEXLATE_EMIT_TEXT`, `TEXLATE_EMIT_BINARY` or `TEXLATE_EMIT_TOKENS`.
     pub emit: u32,
     /// The bindings file's text (TOML, `[[binding]]` rows), NUL-terminated, or NULL.
     pub bindings: *const c_char,
@@ -266,7 +268,12 @@ unsafe fn translate_inner(
     let emit = match o.emit {
         TEXLATE_EMIT_TEXT => Form::Text,
         TEXLATE_EMIT_BINARY => Form::Binary,
-        _ => return TexlateResult::invalid("unknown emit code (TEXLATE_EMIT_TEXT or _BINARY)"),
+        TEXLATE_EMIT_TOKENS => Form::Tokens,
+        _ => {
+            return TexlateResult::invalid(
+                "unknown emit code (TEXLATE_EMIT_TEXT, _BINARY or _TOKENS)",
+            )
+        }
     };
     let simd = match o.simd {
         0 | 16 => 16,

@@ -84,8 +84,19 @@ impl From<IsaArg> for Isa {
 enum Emit {
     /// A listing or kernel as the vendor tool prints it.
     Text,
-    /// The binary encoding.
+    /// The binary encoding (DX: a whole DXBC container).
     Binary,
+    /// DX only: the bare SM4/SM5 token stream, without the DXBC container.
+    Tokens,
+}
+
+/// The binary forms `asm` writes.
+#[derive(Clone, Copy, ValueEnum)]
+enum AsmEmit {
+    /// The binary encoding (DX: a whole DXBC container).
+    Binary,
+    /// DX only: the bare SM4/SM5 token stream, without the DXBC container.
+    Tokens,
 }
 
 /// Options that change how inputs are read.
@@ -298,8 +309,8 @@ struct TranslateArgs {
     /// The output's instruction set.
     #[arg(long, value_enum)]
     to: IsaArg,
-    /// Output form: text (a listing or kernel) or binary (word stream, DXBC container, vISA
-    /// instruction bytes).
+    /// Output form: text (a listing or kernel), binary (word stream, DXBC container, vISA
+    /// instruction bytes) or tokens (DX's bare token stream).
     #[arg(long, value_enum, default_value = "text")]
     emit: Emit,
     /// Bindings file (TOML, `[[binding]]` rows): which texture and sampler each ISA calls
@@ -349,6 +360,7 @@ impl TranslateArgs {
             emit: match self.emit {
                 Emit::Text => Form::Text,
                 Emit::Binary => Form::Binary,
+                Emit::Tokens => Form::Tokens,
             },
             bindings: file(&self.bindings)?,
             regmap: file(&self.regmap)?,
@@ -423,6 +435,10 @@ enum Command {
         /// Print the encoding as hex, one instruction per line.
         #[arg(long)]
         hex: bool,
+        /// Binary form: binary (DX: a whole DXBC container) or tokens (DX: the bare token
+        /// stream).
+        #[arg(long, value_enum, default_value = "binary", conflicts_with = "hex")]
+        emit: AsmEmit,
         /// A file, `-` for standard input, or the instruction text itself.
         input: String,
         /// Output file (default: standard output).
@@ -614,7 +630,16 @@ fn note_unencoded_lines(isa: Isa, form: Form, program: &texlate::Program) {
     }
 }
 
-/// A vISA `.isa` container is refused for translation (see [`batch::refuse_isa_container`]).
+/// Prints what encoding `program` assumed that it does not say (a DX listing without a
+/// profile line is assembled as `ps_5_0`), as warnings.
+fn warn_encoding(isa: Isa, program: &texlate::Program, form: Form) {
+    for w in isa::codec(isa).encode_warnings(program, form) {
+        let _ = writeln!(io::stderr(), "texlate: warning: {w}");
+    }
+}
+
+/// A vISA `.isa` container is read (its kernels and sampler instructions), and refused for
+/// translation with what IGC 12504's writer cut from its first sampler instruction.
 fn refuse_container(from: Isa, source: &Source) -> Result<(), Failure> {
     batch::refuse_isa_container(from, &source.name, &source.bytes).map_err(Failure::Diag)
 }
@@ -683,6 +708,7 @@ fn run(cli: Cli, color: bool) -> Result<(), Failure> {
         Command::Asm {
             isa: isa_arg,
             hex,
+            emit,
             input,
             output,
             read,
@@ -728,8 +754,13 @@ fn run(cli: Cli, color: bool) -> Result<(), Failure> {
                     .map_err(fail)?
                     .into_bytes()
             } else {
-                let bytes = isa::codec(isa).encode_binary(&program).map_err(fail)?;
+                let form = match emit {
+                    AsmEmit::Binary => Form::Binary,
+                    AsmEmit::Tokens => Form::Tokens,
+                };
+                let bytes = texlate::encode(isa, &program, form).map_err(fail)?;
                 note_unencoded_lines(isa, Form::Binary, &program);
+                warn_encoding(isa, &program, form);
                 bytes
             };
             if out.is_empty() {

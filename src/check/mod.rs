@@ -551,8 +551,13 @@ pub enum Offsets {
     Dynamic(Vec<Value>),
     /// Four per-texel gather offsets (NVIDIA `TLD4.PTP`), (u, v) each.
     PerTexel([[i32; 2]; 4]),
-    /// A packed offset register whose value is symbolic (cannot be decoded).
+    /// Four per-texel gather offsets packed in registers whose value is symbolic (cannot be
+    /// decoded).
     Packed(Value),
+    /// Offsets packed in a register whose value is symbolic: each component (u, v, w) as
+    /// the bits of its field, whatever the ISA's packing (NVIDIA `.AOFFI` u in bits 3:0,
+    /// vISA's aoffimmi u in bits 11:8); a component the dimension ignores is 0.
+    Fields([Value; 3]),
 }
 
 /// What one texture instruction asks the sampler. Values are 32-bit patterns, compared
@@ -672,6 +677,7 @@ impl Request {
                 ),
                 Offsets::PerTexel(p) => format!("per-texel {p:?}"),
                 Offsets::Packed(v) => format!("packed {v}"),
+                Offsets::Fields([u, v, w]) => format!("fields ({u}, {v}, {w})"),
             },
         ));
         out.push(("sample index".to_string(), opt(&self.sample_index)));
@@ -720,6 +726,33 @@ pub(crate) fn imm_offsets(dim: Option<Dimension>, mut o: [i32; 3]) -> Offsets {
     }
 }
 
+/// Offsets packed in `v` with component `i` in the `width` bits at `lo[i]` (sign-extended):
+/// integers when `v` is known, otherwise [`Offsets::Fields`]. Components the dimension
+/// ignores are 0.
+pub(crate) fn packed_offsets(dim: Option<Dimension>, v: &Value, lo: [u8; 3], width: u8) -> Offsets {
+    let used = match dim {
+        Some(Dimension::Known { dim, .. }) => coord_count(dim),
+        _ => 3,
+    };
+    match v {
+        Value::Bits(b) => imm_offsets(
+            dim,
+            lo.map(|l| sext((b >> l) & ((1 << width) - 1), u32::from(width))),
+        ),
+        other => {
+            let mut i = 0;
+            Offsets::Fields(lo.map(|l| {
+                i += 1;
+                if i > used {
+                    Value::Bits(0)
+                } else {
+                    Value::apply(ValueOp::Field { lo: l, width }, vec![other.clone()])
+                }
+            }))
+        }
+    }
+}
+
 /// Sign-extends the low `bits` bits of `v`.
 pub(crate) fn sext(v: u32, bits: u32) -> i32 {
     ((v << (32 - bits)) as i32) >> (32 - bits)
@@ -744,7 +777,7 @@ pub enum Role {
     /// A small non-negative integer (fetch coordinates, integer layers and LODs, sample
     /// indices).
     SmallInt,
-    /// An NVIDIA packed offset register of 4-bit fields (u, v, w).
+    /// A packed offset register of 4-bit fields (NVIDIA `.AOFFI`, vISA's aoffimmi).
     Offsets4,
     /// An NVIDIA TLD4 packed offset register: 6-bit fields at an 8-bit stride.
     Offsets6,

@@ -310,20 +310,14 @@ fn fixed_4_8(v: Value) -> Value {
 /// Decodes packed offsets: 4-bit fields (u, v, w), or TLD4's 6-bit fields at an 8-bit
 /// stride (u, v); research §4 "Offset packing".
 fn packed_offsets(v: &Value, tld4: bool, dim: Option<Dimension>) -> Offsets {
-    match v {
-        Value::Bits(b) => {
-            let o = if tld4 {
-                [sext(b & 0x3f, 6), sext((b >> 8) & 0x3f, 6), 0]
-            } else {
-                [
-                    sext(b & 0xf, 4),
-                    sext((b >> 4) & 0xf, 4),
-                    sext((b >> 8) & 0xf, 4),
-                ]
-            };
-            imm_offsets(dim, o)
-        }
-        other => Offsets::Packed(other.clone()),
+    if !tld4 {
+        return crate::check::packed_offsets(dim, v, [0, 4, 8], 4);
+    }
+    // TLD4 packs u and v only.
+    match crate::check::packed_offsets(dim, v, [0, 8, 16], 6) {
+        Offsets::Imm([u, v, _]) => imm_offsets(dim, [u, v, 0]),
+        Offsets::Fields([u, v, _]) => Offsets::Fields([u, v, Value::Bits(0)]),
+        other => other,
     }
 }
 
@@ -1493,6 +1487,7 @@ fn renumber_request(r: &mut Request, map: &std::collections::HashMap<usize, usiz
     }
     match &mut r.offsets {
         Offsets::Dynamic(v) => v.iter_mut().for_each(f),
+        Offsets::Fields(v) => v.iter_mut().for_each(f),
         Offsets::Packed(v) => f(v),
         Offsets::None | Offsets::Imm(_) | Offsets::PerTexel(_) => {}
     }

@@ -34,13 +34,13 @@
 use std::collections::HashMap;
 
 use crate::check::{
-    coord_count, imm_offsets, resource_id, sext, Error, Execution, InitialFile, LodReq, Machine,
+    coord_count, packed_offsets, resource_id, Error, Execution, InitialFile, LodReq, Machine,
     Offsets, ReqOp, Request, Role, Value, ValueOp,
 };
 use crate::ir::{Dim, Dimension, Isa, Program, Reg, RegFile};
 use crate::isa::visa::{
-    decode_instruction, general_variable, parse_text_instructions, variable_type, Checks, Raw,
-    VisaInst,
+    decode_instruction, general_variable, parse_text_instructions, variable_type, Aoffimmi, Checks,
+    Raw, VisaInst,
 };
 use crate::translate::bindings::Bindings;
 
@@ -335,16 +335,23 @@ fn texture(
     if has(P::OffU) {
         r.offsets = Offsets::Dynamic(vec![get(P::OffU)?, get(P::OffV)?]);
     } else if let Some(a) = inst.aoffimmi {
-        // Aoffimmi: U bits 11:8, V 7:4, R 3:0 (seed 3D_SAMPLE "Aoffimmi").
-        let v = a.value;
-        r.offsets = imm_offsets(
-            dim,
-            [
-                sext((v >> 8) & 0xf, 4),
-                sext((v >> 4) & 0xf, 4),
-                sext(v & 0xf, 4),
-            ],
-        );
+        // Aoffimmi: U bits 11:8, V 7:4, R 3:0 (seed 3D_SAMPLE "Aoffimmi"), an immediate or a
+        // variable read as a scalar (lane 0) of its declared type, a UW when undeclared.
+        let v = match a {
+            Aoffimmi::Imm { value, .. } => Value::Bits(value),
+            Aoffimmi::Var { var, row, col, .. } => {
+                let ty = vars.types.get(&var).copied().unwrap_or("uw");
+                let offset = u32::from(row) * GRF + u32::from(col) * type_size(ty);
+                let v = m.read(vars.reg(var, offset), Role::Offsets4);
+                if type_size(ty) < 4 {
+                    let width = 8 * type_size(ty) as u8;
+                    Value::apply(ValueOp::Field { lo: 0, width }, vec![v])
+                } else {
+                    v
+                }
+            }
+        };
+        r.offsets = packed_offsets(dim, &v, [8, 4, 0], 4);
     }
     let gather = inst.opcode == 0x6f;
     if gather {

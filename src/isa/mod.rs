@@ -61,8 +61,10 @@ use crate::ReadOptions;
 pub enum Form {
     /// A listing, as the vendor tool prints it.
     Text,
-    /// The binary encoding.
+    /// The binary encoding (for DX a whole DXBC container).
     Binary,
+    /// DX only: the bare SM4/SM5 token stream, without the DXBC container around it.
+    Tokens,
 }
 
 pub use crate::ir::layout::{GroupLayout, Operand, RegGroup};
@@ -84,6 +86,25 @@ pub trait Codec: Sync {
     fn decode_hex(&self, words: &[&str]) -> Result<Program, Error>;
     /// Prints the encoding of each instruction as hex, one instruction per line.
     fn print_hex(&self, program: &Program) -> Result<String, Error>;
+    /// Encodes a program as its bare instruction stream without a container
+    /// ([`Form::Tokens`]: DX's SM4/SM5 token stream). The other ISAs' binaries have no
+    /// container to leave out: they refuse it.
+    fn encode_tokens(&self, program: &Program) -> Result<Vec<u8>, Error> {
+        let _ = program;
+        Err(Error::Unsupported(Unsupported::new(
+            "a bare token stream (`--emit tokens`)",
+            self.isa(),
+            self.isa(),
+            "tokens are DX's SM4/SM5 stream without its container; use the binary form",
+        )))
+    }
+    /// What encoding `program` as `form` assumes that the program does not say, as warnings
+    /// for the caller to show (DX: single instructions without a profile line are assembled
+    /// as `ps_5_0`). Nothing is printed.
+    fn encode_warnings(&self, program: &Program, form: Form) -> Vec<String> {
+        let _ = (program, form);
+        Vec::new()
+    }
     /// Whether `bytes` is the binary form (otherwise it is read as text).
     fn looks_binary(&self, bytes: &[u8]) -> bool;
     /// What the ISA can express, as data (`mappings/targets.toml`).

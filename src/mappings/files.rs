@@ -40,6 +40,8 @@ impl FileNames {
     pub fn output_extension(&self, form: Form, output: &[u8]) -> &str {
         match form {
             Form::Text => &self.text,
+            // A bare token stream (DX `--emit tokens`) is the bare encoding.
+            Form::Tokens => &self.binary,
             Form::Binary => self
                 .containers
                 .iter()

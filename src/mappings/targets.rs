@@ -98,7 +98,8 @@ pub struct TargetCaps {
     pub packed_offset_gather: Option<PackedOffset>,
 }
 
-/// Offsets packed into one register: component `i` in `bits` bits at bit `i * stride`.
+/// Offsets packed into one register: component `i` (u, v, w) in `bits` bits at bit
+/// `i * stride`, or with `u_high` at bit `(2 - i) * stride` (u in the highest field).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PackedOffset {
@@ -106,21 +107,33 @@ pub struct PackedOffset {
     pub bits: u32,
     /// Bits between components.
     pub stride: u32,
+    /// U in the highest of the three fields, W in the lowest (vISA's aoffimmi).
+    #[serde(default)]
+    pub u_high: bool,
 }
 
 impl PackedOffset {
+    /// The lowest bit of component `i`.
+    fn shift(self, i: u32) -> u32 {
+        if self.u_high {
+            (2 - i) * self.stride
+        } else {
+            i * self.stride
+        }
+    }
+
     /// The register value holding `offsets` (each field two's complement, masked to `bits`).
     pub fn pack(self, offsets: [i8; 3]) -> u32 {
         let mask = (1u32 << self.bits) - 1;
         offsets.iter().enumerate().fold(0, |v, (i, &o)| {
-            v | ((o as i32 as u32) & mask) << (i as u32 * self.stride)
+            v | ((o as i32 as u32) & mask) << self.shift(i as u32)
         })
     }
 
     /// The offsets a register value holds (fields sign-extended).
     pub fn unpack(self, value: u32) -> [i8; 3] {
         let field = |i: u32| {
-            let raw = (value >> (i * self.stride)) & ((1 << self.bits) - 1);
+            let raw = (value >> self.shift(i)) & ((1 << self.bits) - 1);
             ((raw << (32 - self.bits)) as i32 >> (32 - self.bits)) as i8
         };
         [field(0), field(1), field(2)]

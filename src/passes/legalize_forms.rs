@@ -70,6 +70,9 @@ pub fn rule_ids(t: &TexInstr, from: &TargetCaps) -> Vec<&'static str> {
         Offset::None => {}
         _ if dim == Some(Dim::Cube) => ids.push("offset_cube"),
         Offset::Imm(_) => ids.push("offset_imm"),
+        Offset::Packed(_) if from.packed_offset.is_some_and(|p| p.u_high) => {
+            ids.push("offset_packed_u_high")
+        }
         Offset::Packed(_) => ids.push("offset_packed_dynamic"),
         Offset::Dynamic(_) => ids.push("offset_dynamic"),
         Offset::PerTexel(_) => ids.push("offset_per_texel"),

@@ -152,7 +152,10 @@ pub fn translate_program(source: Program, options: &Options) -> Result<Translati
     if options.from == options.to {
         let output = crate::encode(options.to, &source, options.emit)?;
         let (bindings, regmap) = parse_files(options)?;
-        let report = Report::identity(&source, bindings.clone(), regmap.clone());
+        let mut report = Report::identity(&source, bindings.clone(), regmap.clone());
+        report
+            .warnings
+            .extend(codec(options.to).encode_warnings(&source, options.emit));
         return Ok(Translation {
             output,
             program: source,

@@ -899,7 +899,12 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
         92 => instr.controls = named(0, &f.output_topologies, "an output topology")?,
         93 => {
             let (o, s) = field(0)?;
-            instr.controls = match (find_code(&f.input_primitives, s), s.strip_prefix("patch")) {
+            let fxc = f
+                .wine_input_primitives
+                .iter()
+                .find(|(wine, _)| wine == s)
+                .map_or(s, |(_, fxc)| fxc.as_str());
+            instr.controls = match (find_code(&f.input_primitives, fxc), s.strip_prefix("patch")) {
                 (Some(code), _) => u32::from(code),
                 // D3D11_SB_PRIMITIVE_1_CONTROL_POINT_PATCH = 8 .. _32_ = 39.
                 (None, Some(n)) => n

@@ -8,13 +8,13 @@
 //! encodings are fxc's. Texture instructions come from [`super::emit_inst`], ALU
 //! instructions from [`super::emit_alu`].
 //!
-//! The container holds what the corpus blobs built with `/Qstrip_reflect` hold (115 of them:
-//! `ISGN`, `OSGN`, `SHEX`): an input signature element per `v#` read (`TEXCOORD<n>` in
-//! register `n`, all four components declared, the components read marked used, as fxc
-//! writes an interpolated `float4`), an output signature element per `o#` written
-//! (`SV_Target<n>` in a pixel shader, `TEXCOORD<n>` in a vertex shader), and empty
-//! signatures (8 bytes: count 0, offset 8) in a compute shader, as in the corpus's
-//! `vkd3d_d3d12_cs_*` blobs.
+//! The container is the one a listing of the program implies ([`super::assemble`],
+//! docs/dxbc.md): signature elements from the `dcl_input*`/`dcl_output*` declarations
+//! (`TEXCOORD<n>` for `v#` with the components read, `SV_Target<n>` in a pixel shader and
+//! `TEXCOORD<n>` in a vertex shader for `o#`, `uint` where the program reads or writes the
+//! register as an integer), empty signatures in a compute shader (as in the corpus's
+//! `vkd3d_d3d12_cs_*` blobs), the `SHEX` chunk, and `SFI0` when an instruction needs a feature
+//! flag (the `*_s` residency forms: tiled resources).
 
 use std::collections::BTreeMap;
 
@@ -25,11 +25,11 @@ use crate::ir::{
 };
 use crate::isa::{EmitOptions, Stage};
 
-use super::container::{Chunk, Container};
 use super::lift::{lift, Decls};
+use super::signature::{self, Kind, ListingTables};
 use super::tables::{find_code, tables};
 use super::tokens::{le_bytes, Instruction};
-use super::{asm, emit_alu, emit_inst, DxbcExtras, DxbcModule};
+use super::{asm, assemble, emit_alu, emit_inst, DxbcExtras, DxbcModule};
 
 fn unsupported(what: impl Into<String>, from: crate::ir::Isa, why: impl Into<String>) -> Error {
     Error::Unsupported(Unsupported::new(what, from, crate::ir::Isa::Dxbc, why))
@@ -238,48 +238,6 @@ fn opaque(instr: &Instruction) -> Result<Item, Error> {
     }))
 }
 
-/// A signature chunk (`ISGN`/`OSGN`): count, 8, then per element name offset, semantic
-/// index, system value, component type, register, mask | read-write mask << 8; then the
-/// names (research/dxbc.md §2, the corpus blobs).
-fn signature(elements: &[(&str, u32, u32, u32, u8, u8)]) -> Vec<u8> {
-    let mut names: Vec<&str> = Vec::new();
-    for e in elements {
-        if !names.contains(&e.0) {
-            names.push(e.0);
-        }
-    }
-    let table_end = 8 + 24 * elements.len();
-    let mut offsets = Vec::new();
-    let mut strings = Vec::new();
-    for n in &names {
-        offsets.push(table_end + strings.len());
-        strings.extend_from_slice(n.as_bytes());
-        strings.push(0);
-    }
-    while strings.len() % 4 != 0 {
-        strings.push(0xab);
-    }
-    let mut out = Vec::new();
-    let mut push = |w: u32| out.extend_from_slice(&w.to_le_bytes());
-    push(elements.len() as u32);
-    push(8);
-    for (name, index, sysval, ty, mask, rw) in elements {
-        let at = names.iter().position(|n| n == name).unwrap_or(0);
-        push(offsets[at] as u32);
-        push(*index);
-        push(*sysval);
-        push(*ty);
-        push(*index);
-        push(u32::from(*mask) | u32::from(*rw) << 8);
-    }
-    out.extend_from_slice(&strings);
-    out
-}
-
-/// D3D_REGISTER_COMPONENT_TYPE: 1 uint32, 3 float32.
-const COMPONENT_UINT: u32 = 1;
-const COMPONENT_FLOAT: u32 = 3;
-
 /// Builds a whole program from target-ready IR.
 pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Error> {
     let from = ir.isa;
@@ -369,8 +327,22 @@ pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Erro
         decls.add(d);
     }
     let mut program = Program::new(crate::ir::Isa::Dxbc);
+    // What the instructions say about the container (signatures, feature flags).
+    let mut scan = assemble::Scan::new(version);
+    let mut scan_add = |instr: &Instruction| -> Result<(), Error> {
+        let mut words = Vec::new();
+        instr.encode(&mut words).map_err(|e| {
+            Error::Validation(crate::error::ValidationError {
+                location: Location::from_span(Span::default(), false),
+                rule: "dxbc-encode",
+                detail: e,
+            })
+        })?;
+        scan.add(&words, Span::default())
+    };
     for d in &decl_instrs {
         program.items.push(opaque(d)?);
+        scan_add(d)?;
     }
     let env = emit_inst::Env {
         decls: &decls,
@@ -381,6 +353,7 @@ pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Erro
             Item::Tex(tx) => {
                 let template = tx.origin.get::<DxbcExtras>().map(|x| &x.instr);
                 let instr = emit_inst::emit(tx, template, env)?;
+                scan_add(&instr)?;
                 let mut lifted = lift(&instr, &decls).ok_or_else(|| {
                     unsupported(
                         format!("`{tx}`"),
@@ -392,7 +365,9 @@ pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Erro
                 program.items.push(Item::Tex(Box::new(lifted)));
             }
             Item::Alu(a) => {
-                emit_alu::emit(a)?;
+                for instr in emit_alu::emit(a)? {
+                    scan_add(&instr)?;
+                }
                 program.items.push(item.clone());
             }
             Item::Comment(_) => program.items.push(item.clone()),
@@ -402,56 +377,20 @@ pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Erro
     program.items.push(opaque(&Instruction::new(t.codes.ret))?);
     program.resources = ir.resources.clone();
     program.samplers = ir.samplers.clone();
-    // Signatures.
-    let input_elements: Vec<_> = usage
-        .inputs
-        .iter()
-        .map(|(n, u)| {
-            let ty = if u.integer {
-                COMPONENT_UINT
-            } else {
-                COMPONENT_FLOAT
-            };
-            ("TEXCOORD", *n, 0, ty, 0xf, u.mask)
-        })
-        .collect();
-    let out_name = if stage == Stage::Pixel {
-        "SV_Target"
-    } else {
-        "TEXCOORD"
-    };
-    let output_elements: Vec<_> = usage
-        .outputs
-        .iter()
-        .map(|(n, u)| {
-            let ty = if u.integer {
-                COMPONENT_UINT
-            } else {
-                COMPONENT_FLOAT
-            };
-            // Outputs: the second byte is the never-written mask; fxc writes 0.
-            (out_name, *n, 0, ty, 0xf, 0)
-        })
-        .collect();
+    // Signatures: as the declarations imply, `uint` where the program uses the register as
+    // an integer (no declaration says so).
+    let mut sigs = signature::for_listing(&ListingTables::default(), &scan.declared())?;
+    let uint = signature::component_type_named("uint");
+    for (kind, regs) in [(Kind::Input, &usage.inputs), (Kind::Output, &usage.outputs)] {
+        for e in sigs.get_mut(kind) {
+            if regs.get(&e.register).is_some_and(|u| u.integer) {
+                e.component_type = uint;
+            }
+        }
+    }
     program.state = crate::ir::Origin::new(DxbcModule {
         version: Some(version),
-        container: Some(Container {
-            chunks: vec![
-                Chunk {
-                    tag: *b"ISGN",
-                    data: signature(&input_elements),
-                },
-                Chunk {
-                    tag: *b"OSGN",
-                    data: signature(&output_elements),
-                },
-                Chunk {
-                    tag: *b"SHEX",
-                    data: Vec::new(),
-                },
-            ],
-            program: 2,
-        }),
+        container: Some(assemble::container(&sigs, version, scan.features())),
         listing: None,
     });
     Ok(program)

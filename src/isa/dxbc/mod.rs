@@ -14,6 +14,7 @@
 //! input) or its text (listing input).
 
 mod asm;
+mod assemble;
 mod constants;
 pub mod container;
 pub mod disasm;
@@ -22,6 +23,7 @@ mod emit_alu;
 mod emit_inst;
 mod groups;
 mod lift;
+pub mod signature;
 pub mod tokens;
 
 mod tables;
@@ -192,24 +194,30 @@ fn validation(span: Span, rule: &'static str, detail: String) -> Error {
     })
 }
 
-/// Calls `each` with the dwords of every item that has some, in order.
-fn for_each_item_words(program: &Program, mut each: impl FnMut(&[u32])) -> Result<(), Error> {
+/// Calls `each` with the dwords of every item that has some, in order, and where the item
+/// was read.
+fn for_each_item_words(
+    program: &Program,
+    mut each: impl FnMut(&[u32], Span) -> Result<(), Error>,
+) -> Result<(), Error> {
     let decls = program_decls(program)?;
     let sm5 = is_sm5(program);
     let mut words = Vec::new();
     for item in &program.items {
         words.clear();
-        match item {
+        let span = match item {
             Item::Opaque(o) => {
                 if o.bytes.is_empty() {
                     continue;
                 }
                 tokens::extend_dwords(&mut words, &o.bytes, o.span.offset).map_err(decode_error)?;
+                o.span
             }
             Item::Tex(t) => {
                 emit_tex(t, &decls, sm5)?
                     .encode(&mut words)
                     .map_err(|e| validation(Span::default(), "dxbc-encode", e))?;
+                t.span
             }
             Item::Comment(_) => continue,
             Item::Alu(a) => {
@@ -218,36 +226,103 @@ fn for_each_item_words(program: &Program, mut each: impl FnMut(&[u32])) -> Resul
                     instr
                         .encode(&mut words)
                         .map_err(|e| validation(a.span, "dxbc-encode", e))?;
-                    each(&words);
+                    each(&words, a.span)?;
                 }
                 continue;
             }
-        }
-        each(&words);
+        };
+        each(&words, span)?;
     }
     Ok(())
 }
 
-/// Encodes the program as a container (when it came in one) or a bare token stream.
+/// The profile a program without a version token is assembled as (single instructions, a
+/// listing without its profile line): `ps_5_0`, the stage of every sampling instruction.
+pub const ASSUMED_PROFILE: &str = "ps_5_0";
+
+/// The version token the program is encoded with, and whether it is [`ASSUMED_PROFILE`]
+/// because the program has none.
+fn encoding_version(program: &Program) -> (u32, bool) {
+    match program.state.get::<DxbcModule>().and_then(|m| m.version) {
+        Some(v) => (v, false),
+        None => (profile_version(ASSUMED_PROFILE).unwrap_or(0x50), true),
+    }
+}
+
+/// What encoding `program` assumes that it does not say: a program without a profile line is
+/// assembled as [`ASSUMED_PROFILE`] (returned for the caller to show; nothing is printed).
+pub fn encode_warnings(program: &Program) -> Vec<String> {
+    match encoding_version(program) {
+        (_, true) => vec![format!(
+            "no profile line: assembled as `{ASSUMED_PROFILE}` (add a profile line such as \
+             `cs_5_0` as the first instruction line for another stage or shader model)"
+        )],
+        (_, false) => Vec::new(),
+    }
+}
+
+/// The program's token stream (version, length, instructions), and when `scan` is given, what
+/// its instructions say about a container.
+fn token_stream(
+    program: &Program,
+    mut scan: Option<&mut assemble::Scan>,
+) -> Result<Vec<u8>, Error> {
+    let (version, _) = encoding_version(program);
+    let mut stream = tokens::le_bytes(&[version, 0]);
+    for_each_item_words(program, |words, span| {
+        tokens::extend_le_bytes(&mut stream, words);
+        match scan.as_deref_mut() {
+            Some(s) => s.add(words, span),
+            None => Ok(()),
+        }
+    })?;
+    let length = (stream.len() / 4) as u32;
+    stream[4..8].copy_from_slice(&length.to_le_bytes());
+    Ok(stream)
+}
+
+/// Encodes the program as a DXBC container: the container it came in (its other chunks kept),
+/// or, for a program parsed from a listing or built from IR, the container the listing implies
+/// (signatures, program chunk, feature flags, checksum: docs/dxbc.md). A program
+/// decoded from a bare token stream is encoded as one. A program without a version token is
+/// assembled as [`ASSUMED_PROFILE`] ([`encode_warnings`] says so).
 pub fn encode_binary(program: &Program) -> Result<Vec<u8>, Error> {
     let program = &*program.alu_as_read();
     let module = program.state.get::<DxbcModule>();
-    let version = module.and_then(|m| m.version).ok_or_else(|| {
-        validation(
-            Span::default(),
-            "dxbc-version",
-            "the program has no version token; a listing needs its profile line (e.g. `ps_5_0`)"
-                .into(),
-        )
-    })?;
-    let mut stream = tokens::le_bytes(&[version, 0]);
-    for_each_item_words(program, |words| tokens::extend_le_bytes(&mut stream, words))?;
-    let length = (stream.len() / 4) as u32;
-    stream[4..8].copy_from_slice(&length.to_le_bytes());
-    match module.and_then(|m| m.container.as_ref()) {
-        Some(c) => Ok(container::write_with_program(c, &stream)),
-        None => Ok(stream),
+    if let Some(c) = module.and_then(|m| m.container.as_ref()) {
+        return Ok(container::write_with_program(
+            c,
+            &token_stream(program, None)?,
+        ));
     }
+    if module.is_some_and(|m| m.listing.is_none()) {
+        return token_stream(program, None);
+    }
+    let (version, _) = encoding_version(program);
+    let mut scan = assemble::Scan::new(version);
+    let stream = token_stream(program, Some(&mut scan))?;
+    let tables = signature::read_tables(header_lines(program), version)?;
+    let c = scan.container(&tables)?;
+    Ok(container::write_with_program(&c, &stream))
+}
+
+/// Encodes the program as its bare token stream (version, length, instructions), without a
+/// container (`--emit tokens`).
+pub fn encode_tokens(program: &Program) -> Result<Vec<u8>, Error> {
+    token_stream(&program.alu_as_read(), None)
+}
+
+/// The comment lines of a listing before its first instruction (where fxc prints the
+/// signature tables), with their line numbers.
+fn header_lines(program: &Program) -> impl Iterator<Item = (u32, &str)> {
+    program
+        .items
+        .iter()
+        .map_while(|item| match item {
+            Item::Opaque(o) if o.bytes.is_empty() => Some(o),
+            _ => None,
+        })
+        .filter_map(|o| o.text.as_deref().map(|t| (o.span.line, t)))
 }
 
 /// Decodes instructions given as hex dwords (`8a00002d 8001de01 ...`). A leading version
@@ -586,10 +661,11 @@ fn parse_text_items(src: &str) -> Result<Program, Error> {
 pub fn print_hex(program: &Program) -> Result<String, Error> {
     let program = &*program.alu_as_read();
     let mut out = String::new();
-    for_each_item_words(program, |words| {
+    for_each_item_words(program, |words, _| {
         let line: Vec<String> = words.iter().map(|w| format!("{w:08x}")).collect();
         out.push_str(&line.join(" "));
         out.push('\n');
+        Ok(())
     })?;
     Ok(out)
 }
@@ -634,5 +710,14 @@ impl crate::isa::Codec for DxbcCodec {
     fn parse_text(&self, src: &str, read: crate::ReadOptions) -> Result<Program, Error> {
         let _ = read;
         parse_text(src)
+    }
+    fn encode_tokens(&self, program: &Program) -> Result<Vec<u8>, Error> {
+        encode_tokens(program)
+    }
+    fn encode_warnings(&self, program: &Program, form: crate::Form) -> Vec<String> {
+        match form {
+            crate::Form::Text => Vec::new(),
+            crate::Form::Binary | crate::Form::Tokens => encode_warnings(program),
+        }
     }
 }

@@ -30,6 +30,17 @@ pub struct TexRow {
     pub operands: Vec<String>,
 }
 
+/// One `[[signature_value]]` row: how a signature element is named (see the table).
+#[derive(Debug, Deserialize)]
+pub struct SignatureValueRow {
+    pub key: String,
+    pub column: String,
+    pub code: u32,
+    pub semantic: String,
+    pub index: String,
+    pub ty: String,
+}
+
 /// The file as written.
 #[derive(Debug, Deserialize)]
 pub struct File {
@@ -40,6 +51,7 @@ pub struct File {
     pub decl_layouts: Vec<(u16, i8)>,
     pub wine_aliases: Vec<(String, String)>,
     pub wine_words: Vec<(String, String)>,
+    pub wine_input_primitives: Vec<(String, String)>,
     pub resource_dims: Vec<ResourceDimRow>,
     pub return_types: Vec<(u8, String)>,
     pub register_types: Vec<RegisterTypeRow>,
@@ -54,7 +66,10 @@ pub struct File {
     pub tessellator_partitionings: Vec<(u8, String)>,
     pub tessellator_outputs: Vec<(u8, String)>,
     pub program_types: Vec<(u32, String)>,
+    pub signature_formats: Vec<(String, u32, u32)>,
+    pub shader_features: Vec<(u32, String)>,
     pub tex: Vec<TexRow>,
+    pub signature_value: Vec<SignatureValueRow>,
 }
 
 /// How an instruction's dwords after the opcode (and extended) tokens are laid out.
@@ -433,6 +448,12 @@ mod tests {
         }
         // Every Wine word names something fxc spells: a register, a sampler mode, a system
         // value or a return type.
+        for (wine, fxc) in &f.wine_input_primitives {
+            assert!(
+                find_code(&f.input_primitives, fxc).is_some(),
+                "Wine input primitive {wine} -> unknown {fxc}"
+            );
+        }
         for (wine, fxc) in &f.wine_words {
             let known = f.register_types.iter().any(|r| &r.1 == fxc)
                 || f.sampler_modes.iter().any(|m| &m.1 == fxc)

@@ -5,7 +5,8 @@
 //!
 //! ```text
 //! 0x6d  op · u16 subop (7:0 sub-op, 8 pixel_null_mask, 9 cps, 10 non-uniform sampler) · exec
-//!       · u16 pred · u8 channels · aoffimmi (vector operand: 05 · type · u32) · u8 sampler
+//!       · u16 pred · u8 channels · aoffimmi (vector operand: 05 · type · u32, or a general
+//!       variable 00 · u32 var · u8 row · u8 col · u16 region) · u8 sampler
 //!       · u8 surface · dst raw (u32 var, u16 offset) · u8 numParams · numParams × raw
 //! 0x6e  the same without the sampler byte
 //! 0x6f  the same as 0x6d; the channel byte is the gathered channel index 0..3
@@ -15,11 +16,13 @@
 
 use crate::error::{DecodeError, Error};
 
-use super::inst::{AoffImm, Field, FieldPositions, Raw, VisaInst};
+use super::inst::{Aoffimmi, Field, FieldPositions, Raw, Region, VisaInst};
 use super::tables::{self, ChannelKind};
 
 /// The vector-operand tag of an immediate with no modifier (class 5, research §6).
 const IMMEDIATE_TAG: u8 = 5;
+/// Vector operand tag of a general variable without source modifier (class 0, modifier 0).
+const GENERAL_TAG: u8 = 0;
 
 /// A bounds-checked little-endian cursor; every read past the end is a [`DecodeError`] at the
 /// offset where the read starts.
@@ -167,21 +170,48 @@ pub fn decode_inst(bytes: &[u8], at: usize) -> Result<(VisaInst, FieldPositions,
     if opc.aoffimmi {
         pos.fields.push((Field::Aoffimmi, r.pos));
         let tag = r.u8("aoffimmi operand tag")?;
-        if tag != IMMEDIATE_TAG {
-            return Err(decode_error(
-                r.pos - 1,
-                format!("aoffimmi operand tag {tag:#04x}: texlate reads immediate aoffimmi only (tag 0x05)"),
-            ));
-        }
-        let ty = r.u8("aoffimmi type")?;
-        if !tables::type_by_code(ty).is_some_and(|d| d.is_small_int()) {
-            return Err(decode_error(
-                r.pos - 1,
-                format!("aoffimmi type {ty:#04x} is not an integer type of at most 32 bits"),
-            ));
-        }
-        let value = r.u32("aoffimmi value")?;
-        aoffimmi = Some(AoffImm { value, ty });
+        aoffimmi = Some(match tag {
+            IMMEDIATE_TAG => {
+                let ty = r.u8("aoffimmi type")?;
+                if !tables::type_by_code(ty).is_some_and(|d| d.is_small_int()) {
+                    return Err(decode_error(
+                        r.pos - 1,
+                        format!(
+                            "aoffimmi type {ty:#04x} is not an integer type of at most 32 bits"
+                        ),
+                    ));
+                }
+                let value = r.u32("aoffimmi value")?;
+                Aoffimmi::Imm { value, ty }
+            }
+            GENERAL_TAG => {
+                let var = r.u32("aoffimmi variable")?;
+                let row = r.u8("aoffimmi row")?;
+                let col = r.u8("aoffimmi column")?;
+                let region = Region(r.u16("aoffimmi region")?);
+                if region.values().is_none() {
+                    return Err(decode_error(
+                        r.pos - 2,
+                        format!("aoffimmi region {:#06x} holds no region value", region.0),
+                    ));
+                }
+                Aoffimmi::Var {
+                    var,
+                    row,
+                    col,
+                    region,
+                }
+            }
+            _ => {
+                return Err(decode_error(
+                    r.pos - 1,
+                    format!(
+                        "aoffimmi operand tag {tag:#04x}: the aoffimmi is an immediate (tag \
+                         0x05) or a general variable without source modifier (tag 0x00)"
+                    ),
+                ))
+            }
+        });
     }
     let mut sampler = None;
     if opc.sampler {
@@ -266,10 +296,25 @@ pub fn encode_inst(inst: &VisaInst, out: &mut Vec<u8>) -> Result<(), String> {
     }
     out.push(inst.channels);
     if opc.aoffimmi {
-        let a = inst.aoffimmi.ok_or("missing aoffimmi")?;
-        out.push(IMMEDIATE_TAG);
-        out.push(a.ty);
-        out.extend_from_slice(&a.value.to_le_bytes());
+        match inst.aoffimmi.ok_or("missing aoffimmi")? {
+            Aoffimmi::Imm { value, ty } => {
+                out.push(IMMEDIATE_TAG);
+                out.push(ty);
+                out.extend_from_slice(&value.to_le_bytes());
+            }
+            Aoffimmi::Var {
+                var,
+                row,
+                col,
+                region,
+            } => {
+                out.push(GENERAL_TAG);
+                out.extend_from_slice(&var.to_le_bytes());
+                out.push(row);
+                out.push(col);
+                out.extend_from_slice(&region.0.to_le_bytes());
+            }
+        }
     }
     if opc.sampler {
         out.push(inst.sampler.ok_or("missing sampler")?);

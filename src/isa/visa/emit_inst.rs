@@ -14,11 +14,12 @@ use crate::ir::{
 };
 
 use super::inst::{
-    cps_bit, div_s_bit, pixel_null_mask_bit, AoffImm, Field, MsForm, Raw, VisaExtras, VisaInst,
+    cps_bit, div_s_bit, pixel_null_mask_bit, Aoffimmi, Field, MsForm, Raw, Region, VisaExtras,
+    VisaInst,
 };
-use super::lift::channel_stride;
+use super::lift::{aoffimmi_element_bytes, channel_stride};
 use super::names::MAX_PREDICATE_ID;
-use super::tables::{self, ChannelKind, LodKind, OpDesc, Slot};
+use super::tables::{self, ChannelKind, LodKind, OpDesc, Slot, TypeDesc};
 use super::validate::Violation;
 
 /// Why an IR instruction has no vISA form.
@@ -154,13 +155,65 @@ fn pack_aoffimmi(o: [i8; 3]) -> Result<u32, Violation> {
     Ok(v)
 }
 
+/// A variable aoffimmi from the packed offsets' register (a general variable and byte
+/// offset): its GRF row and element by the variable's type ([`aoffimmi_element_bytes`]),
+/// read with the region it was read with (`<0;1,0>` for an instruction built from IR).
+fn aoffimmi_var(
+    s: Scalar,
+    extras: &VisaExtras,
+    var_type: &dyn Fn(u32) -> Option<&'static TypeDesc>,
+) -> Result<Aoffimmi, EmitError> {
+    let ty = extras.aoffimmi_type;
+    let r = match s {
+        Scalar::Zero => return Ok(Aoffimmi::Imm { value: 0, ty }),
+        Scalar::Reg(r) if r.file == RegFile::Temp => r,
+        other => {
+            return Err(unsupported(
+                format!("offsets packed in {other}"),
+                "a vISA aoffimmi is an immediate or a general variable",
+            ))
+        }
+    };
+    let grf = tables::tables().limits.grf_bytes;
+    let elem = aoffimmi_element_bytes(var_type(r.index));
+    let place = |v: u32, what: &str| {
+        u8::try_from(v).map_err(|_| {
+            Violation::new(
+                Field::Aoffimmi,
+                "aoffimmi-variable",
+                format!("the aoffimmi's {what} {v} does not fit a vector operand's byte"),
+            )
+        })
+    };
+    if r.sub % grf % elem != 0 {
+        return Err(Violation::new(
+            Field::Aoffimmi,
+            "aoffimmi-variable",
+            format!(
+                "byte offset {} of the aoffimmi variable is not at an element ({elem} bytes)",
+                r.sub
+            ),
+        )
+        .into());
+    }
+    Ok(Aoffimmi::Var {
+        var: r.index,
+        row: place(r.sub / grf, "GRF row")?,
+        col: place(r.sub % grf / elem, "element")?,
+        region: extras.aoffimmi_region.unwrap_or(Region::SCALAR),
+    })
+}
+
 /// Whether `t` was built by a translation rather than read from vISA (no vISA extras).
 fn origin_free(t: &TexInstr) -> bool {
     t.origin.get::<VisaExtras>().is_none()
 }
 
-/// Emits `t` as one vISA instruction.
-pub fn emit(t: &TexInstr) -> Result<VisaInst, EmitError> {
+/// Emits `t` as one vISA instruction; `var_type` gives the declared types of variables.
+pub fn emit(
+    t: &TexInstr,
+    var_type: &dyn Fn(u32) -> Option<&'static TypeDesc>,
+) -> Result<VisaInst, EmitError> {
     let default = VisaExtras::default();
     let extras = t.origin.get::<VisaExtras>().unwrap_or(&default);
     // A per-lane source (DX, NVIDIA) runs as SIMD16 with the first mask, IGC's usual form.
@@ -312,20 +365,22 @@ pub fn emit(t: &TexInstr) -> Result<VisaInst, EmitError> {
     };
 
     let aoffimmi = if opc.aoffimmi {
-        let value = match &t.offset {
-            Offset::None => 0,
-            Offset::Imm(o) => pack_aoffimmi(*o)?,
-            Offset::Dynamic(_) => extras.po_aoffimmi,
+        let ty = extras.aoffimmi_type;
+        Some(match &t.offset {
+            Offset::None => Aoffimmi::Imm { value: 0, ty },
+            Offset::Imm(o) => Aoffimmi::Imm {
+                value: pack_aoffimmi(*o)?,
+                ty,
+            },
+            Offset::Dynamic(_) => extras.po_aoffimmi.unwrap_or(Aoffimmi::Imm { value: 0, ty }),
+            Offset::Packed(s) => aoffimmi_var(*s, extras, var_type)?,
             other => {
                 return Err(unsupported(
                     format!("offset {other:?}"),
-                    "vISA takes immediate offsets (aoffimmi) or sample4_po's per-pixel ones",
+                    "vISA takes immediate offsets or a variable (aoffimmi), or sample4_po's \
+                     per-pixel ones",
                 ))
             }
-        };
-        Some(AoffImm {
-            value,
-            ty: extras.aoffimmi_type,
         })
     } else {
         if t.offset != Offset::None {

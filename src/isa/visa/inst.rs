@@ -11,13 +11,87 @@ pub struct Raw {
     pub offset: u16,
 }
 
-/// The `aoffimmi` operand as an immediate (`0x1e3:uw`): its value and vISA type code.
+/// The `aoffimmi` operand (seeds: a scalar UW, U in bits 11:8, V 7:4, R 3:0): an immediate,
+/// or a general variable read as a scalar, which IGC writes for offsets that are not
+/// constants (`sample_l.RGBA (M1, 16)  V0061(0,0)<0;1,0> S0 T6 ...`, IGC 1.0.12504 on
+/// `GenISA.sampleLptr` with a variable offset).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct AoffImm {
-    /// The value's bits.
-    pub value: u32,
-    /// The vISA type code.
-    pub ty: u8,
+pub enum Aoffimmi {
+    /// `0x1e3:uw`: the value's bits and its vISA type code.
+    Imm {
+        /// The value's bits.
+        value: u32,
+        /// The vISA type code.
+        ty: u8,
+    },
+    /// `V0061(0,0)<0;1,0>`: a general variable at GRF `row`, element `col`, with a source
+    /// region in the binary's encoding ([`Region`]).
+    Var {
+        /// Variable index (user variables from 32).
+        var: u32,
+        /// GRF row.
+        row: u8,
+        /// Element in the row.
+        col: u8,
+        /// The region, as the binary stores it.
+        region: Region,
+    },
+}
+
+impl Aoffimmi {
+    /// The immediate's value, when the operand is one.
+    pub fn value(&self) -> Option<u32> {
+        match self {
+            Aoffimmi::Imm { value, .. } => Some(*value),
+            Aoffimmi::Var { .. } => None,
+        }
+    }
+}
+
+/// A source region `<vstride;width,hstride>` as the binary stores it: each value's index in
+/// `region_values` plus one, vstride in bits 3:0, width 7:4, hstride 11:8 (research §6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Region(pub u16);
+
+impl Region {
+    /// `<0;1,0>`: one element for every lane (a scalar), as IGC reads its aoffimmi variable.
+    pub const SCALAR: Region = Region(0x0121);
+
+    /// The region `<vstride;width,hstride>`, when every value is a region value.
+    pub fn new(vstride: u32, width: u32, hstride: u32) -> Option<Region> {
+        let values = &tables::tables().limits.region_values;
+        let code = |v: u32| {
+            values
+                .iter()
+                .position(|x| u32::from(*x) == v)
+                .map(|i| i as u16 + 1)
+        };
+        Some(Region(
+            code(vstride)? | code(width)? << 4 | code(hstride)? << 8,
+        ))
+    }
+
+    /// The three values, when every field holds a region value.
+    pub fn values(self) -> Option<[u8; 3]> {
+        let values = &tables::tables().limits.region_values;
+        let field = |shift: u16| {
+            let code = usize::from(self.0 >> shift & 0xf);
+            code.checked_sub(1).and_then(|i| values.get(i)).copied()
+        };
+        if self.0 >> 12 != 0 {
+            return None;
+        }
+        Some([field(0)?, field(4)?, field(8)?])
+    }
+}
+
+impl std::fmt::Display for Region {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.values() {
+            Some([v, w, h]) => write!(f, "<{v};{w},{h}>"),
+            None => write!(f, "<region {:#06x}>", self.0),
+        }
+    }
 }
 
 /// One vISA sampler instruction, field for field as the binary stores it (research §6).
@@ -37,8 +111,8 @@ pub struct VisaInst {
     pub pred: u16,
     /// RGBA write mask, or the gathered channel index for `sample4*`.
     pub channels: u8,
-    /// The `aoffimmi` immediate (sample and load ops).
-    pub aoffimmi: Option<AoffImm>,
+    /// The `aoffimmi` operand (sample and load ops).
+    pub aoffimmi: Option<Aoffimmi>,
     /// The sampler index, for ops that take one.
     pub sampler: Option<u8>,
     /// The surface index.
@@ -166,7 +240,9 @@ pub struct VisaExtras {
     /// vISA type code of the aoffimmi immediate (`uw` in every IGC dump).
     pub aoffimmi_type: u8,
     /// The aoffimmi of `sample4_po*`, whose IR offset is the per-pixel one.
-    pub po_aoffimmi: u32,
+    pub po_aoffimmi: Option<Aoffimmi>,
+    /// The region a variable aoffimmi was read with (IGC writes `<0;1,0>`).
+    pub aoffimmi_region: Option<Region>,
     /// NumParams as read: trailing parameters that read as zero (`%null.0`, or omitted) are
     /// emitted up to this count.
     pub num_params: Option<u8>,
@@ -182,7 +258,8 @@ impl Default for VisaExtras {
         VisaExtras {
             pred_control: 0,
             aoffimmi_type: tables::type_by_name("uw").map_or(2, |t| t.code),
-            po_aoffimmi: 0,
+            po_aoffimmi: None,
+            aoffimmi_region: None,
             num_params: None,
             ms_form: None,
             layout: None,

@@ -15,7 +15,9 @@ use crate::ir::{
     TexInstr,
 };
 
-use super::inst::{cps_bit, div_s_bit, pixel_null_mask_bit, MsForm, Raw, VisaExtras, VisaInst};
+use super::inst::{
+    cps_bit, div_s_bit, pixel_null_mask_bit, Aoffimmi, MsForm, Raw, VisaExtras, VisaInst,
+};
 use super::tables::{self, ChannelKind, LodKind, OpDesc, Slot, TypeDesc};
 
 /// The scalar a raw operand stands for: `%null.0` reads as zero.
@@ -124,14 +126,27 @@ pub fn lift(
         LodKind::Level => Lod::Level(level.unwrap_or(Scalar::Zero)),
         LodKind::Grad => Lod::Grad { dx, dy },
     };
-    let aoff = inst.aoffimmi.map_or(0, |a| a.value);
-    t.offset = if op.has_slot(Slot::Offu) {
-        extras.po_aoffimmi = aoff;
-        Offset::Dynamic(offsets)
-    } else if aoff & 0xfff == 0 {
-        Offset::None
-    } else {
-        Offset::Imm(unpack_aoffimmi(aoff))
+    t.offset = match inst.aoffimmi {
+        _ if op.has_slot(Slot::Offu) => {
+            extras.po_aoffimmi = inst.aoffimmi;
+            Offset::Dynamic(offsets)
+        }
+        None => Offset::None,
+        Some(Aoffimmi::Imm { value, .. }) if value & 0xfff == 0 => Offset::None,
+        Some(Aoffimmi::Imm { value, .. }) => Offset::Imm(unpack_aoffimmi(value)),
+        Some(Aoffimmi::Var {
+            var,
+            row,
+            col,
+            region,
+        }) => {
+            extras.aoffimmi_region = Some(region);
+            Offset::Packed(Scalar::Reg(Reg {
+                file: RegFile::Temp,
+                index: var,
+                sub: aoffimmi_byte(row, col, var_type(var)),
+            }))
+        }
     };
 
     let (enabled, stride) = match opc.channel {
@@ -181,8 +196,8 @@ pub fn lift(
     });
     t.span = span;
     extras.pred_control = (inst.pred >> 13 & 3) as u8;
-    if let Some(a) = inst.aoffimmi {
-        extras.aoffimmi_type = a.ty;
+    if let Some(Aoffimmi::Imm { ty, .. }) = inst.aoffimmi {
+        extras.aoffimmi_type = ty;
     }
     extras.num_params = opc
         .num_params
@@ -190,6 +205,18 @@ pub fn lift(
     extras.ms_form = form;
     t.origin = Origin::new(extras);
     t
+}
+
+/// The size of an element of a variable aoffimmi of declared type `ty`: the declared type's,
+/// or for an undeclared variable the seeds' UW (`aoffimmi_type`).
+pub fn aoffimmi_element_bytes(ty: Option<&'static TypeDesc>) -> u32 {
+    ty.or_else(|| tables::type_by_name(&tables::tables().limits.aoffimmi_type))
+        .map_or(2, |t| u32::from(t.bytes))
+}
+
+/// The byte offset of element `col` of GRF `row` of a variable aoffimmi (32-byte GRFs).
+fn aoffimmi_byte(row: u8, col: u8, ty: Option<&'static TypeDesc>) -> u32 {
+    u32::from(row) * tables::tables().limits.grf_bytes + u32::from(col) * aoffimmi_element_bytes(ty)
 }
 
 /// Aoffimmi bits 11:8 = U, 7:4 = V, 3:0 = R, each 4-bit two's complement (seeds).

@@ -31,7 +31,9 @@ use crate::error::{Error, Location, Unsupported, ValidationError};
 use crate::ir::{Isa, Item, Opaque, Program, Span, TexInstr};
 
 pub use container::{IsaContainer, IsaKernel, IsaSampler};
-pub use inst::{AoffImm, Checks, Gap, Layout, MsForm, Raw, VisaExtras, VisaInst, VisaProgram};
+pub use inst::{
+    Aoffimmi, Checks, Gap, Layout, MsForm, Raw, Region, VisaExtras, VisaInst, VisaProgram,
+};
 pub use lift::unpack_aoffimmi;
 
 use emit_inst::EmitError;
@@ -352,7 +354,7 @@ fn emit_checked(
             detail,
         })
     };
-    let inst = emit_inst::emit(t).map_err(|e| match e {
+    let inst = emit_inst::emit(t, &|v| scope.var_type(v)).map_err(|e| match e {
         EmitError::Rule(v) => located(v.rule, v.detail),
         EmitError::Unsupported(what, why) => {
             Error::Unsupported(Unsupported::new(what, from, Isa::Visa, why))

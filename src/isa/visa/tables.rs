@@ -35,6 +35,8 @@ pub struct Limits {
     pub exec_sizes: Vec<u8>,
     pub emasks: Vec<String>,
     pub pred_controls: Vec<String>,
+    pub region_values: Vec<u8>,
+    pub aoffimmi_type: String,
 }
 
 /// A vISA element type.

@@ -12,7 +12,7 @@
 
 use crate::error::Error;
 
-use super::inst::{AoffImm, Field, FieldPositions, Gap, Layout, Raw, VisaInst};
+use super::inst::{Aoffimmi, Field, FieldPositions, Gap, Layout, Raw, Region, VisaInst};
 use super::names::{parse_error, Named, Scope};
 use super::tables::{self, ChannelKind, OpDesc};
 
@@ -179,9 +179,9 @@ pub fn parse_line(text: &str, no: u32, scope: &Scope) -> Result<Option<ParsedLin
     (inst.emask, inst.exec_size) = parse_exec(&mut l)?;
 
     if opc.aoffimmi {
-        l.separator("the aoffimmi immediate")?;
+        l.separator("the aoffimmi operand")?;
         positions.fields.push((Field::Aoffimmi, l.pos));
-        inst.aoffimmi = Some(parse_aoffimmi(&mut l)?);
+        inst.aoffimmi = Some(parse_aoffimmi(&mut l, scope)?);
     }
     if opc.sampler {
         l.separator("a sampler variable")?;
@@ -371,13 +371,15 @@ fn parse_exec(l: &mut Line) -> Result<(u8, u8), Error> {
     Ok((emask as u8, size))
 }
 
-/// `0x1e3:uw`: an integer immediate of at most 32 bits (hex, decimal, or negative decimal,
-/// which GenX_IR also accepts).
-fn parse_aoffimmi(l: &mut Line) -> Result<AoffImm, Error> {
+/// The aoffimmi operand: `0x1e3:uw`, an integer immediate of at most 32 bits (hex, decimal,
+/// or negative decimal, which GenX_IR also accepts), or a general variable read with a
+/// region, `V0061(0,0)<0;1,0>` (what IGC writes for offsets that are not constants).
+fn parse_aoffimmi(l: &mut Line, scope: &Scope) -> Result<Aoffimmi, Error> {
     let (at, tok) = l.word();
-    let expected = "an integer immediate `0x<hex>:<type>`";
+    let expected = "an integer immediate `0x<hex>:<type>` or a general variable \
+                    `<name>(<row>,<col>)<0;1,0>`";
     let Some((value_s, ty_s)) = tok.split_once(':') else {
-        return Err(l.error(at, tok, expected));
+        return parse_aoffimmi_var(l, at, tok, scope, expected);
     };
     let ty = tables::type_by_name(ty_s)
         .filter(|t| t.is_small_int())
@@ -402,7 +404,86 @@ fn parse_aoffimmi(l: &mut Line) -> Result<AoffImm, Error> {
         value_s.parse::<u32>().ok()
     };
     let value = value.ok_or_else(|| l.error(at, value_s, "a 32-bit integer"))?;
-    Ok(AoffImm { value, ty: ty.code })
+    Ok(Aoffimmi::Imm { value, ty: ty.code })
+}
+
+/// `<name>(<row>,<col>)<vstride;width,hstride>`: a general variable source operand without
+/// source modifier (IGC writes none on an aoffimmi; GenX_IR rejects `-V(0,0)<0;1,0>`).
+fn parse_aoffimmi_var(
+    l: &Line,
+    at: usize,
+    tok: &str,
+    scope: &Scope,
+    expected: &str,
+) -> Result<Aoffimmi, Error> {
+    let modifier = tok.starts_with(['-', '(', '~']);
+    let Some(open) = tok.find('(').filter(|o| *o > 0 && !modifier) else {
+        let expected = if modifier {
+            "a general variable without source modifier (the aoffimmi takes none)"
+        } else {
+            expected
+        };
+        return Err(l.error(at, tok, expected));
+    };
+    let name = &tok[..open];
+    let var = match resolve(l, at, name, scope)? {
+        Named::General(v) => v,
+        other => {
+            return Err(class_error(
+                l,
+                at,
+                name,
+                "operand-class",
+                format!(
+                    "the aoffimmi is a general variable or an immediate; `{name}` is {}",
+                    other.class()
+                ),
+            ))
+        }
+    };
+    let rest = &tok[open + 1..];
+    let (place, region_s) = rest
+        .split_once(')')
+        .ok_or_else(|| l.error(at + open, &tok[open..], "`(<row>,<col>)`"))?;
+    let place_at = at + open + 1;
+    let (row_s, col_s) = place
+        .split_once(',')
+        .ok_or_else(|| l.error(place_at, place, "`<row>,<col>`"))?;
+    let row = row_s
+        .trim()
+        .parse::<u8>()
+        .map_err(|_| l.error(place_at, row_s, "a GRF row 0..255"))?;
+    let col_at = place_at + row_s.len() + 1;
+    let col = col_s
+        .trim()
+        .parse::<u8>()
+        .map_err(|_| l.error(col_at, col_s, "an element 0..255"))?;
+    let region_at = at + open + 1 + place.len() + 1;
+    let region = region_s
+        .strip_prefix('<')
+        .and_then(|r| r.strip_suffix('>'))
+        .and_then(|r| {
+            let (v, rest) = r.split_once(';')?;
+            let (w, h) = rest.split_once(',')?;
+            Region::new(
+                v.trim().parse().ok()?,
+                w.trim().parse().ok()?,
+                h.trim().parse().ok()?,
+            )
+        })
+        .ok_or_else(|| {
+            l.error(
+                region_at,
+                region_s,
+                "a source region `<vstride;width,hstride>` of 0, 1, 2, 4, 8, 16, 32",
+            )
+        })?;
+    Ok(Aoffimmi::Var {
+        var,
+        row,
+        col,
+        region,
+    })
 }
 
 /// `V0057.64`, `%null.0`: a general variable and a byte offset.
@@ -542,8 +623,19 @@ pub fn print_inst(inst: &VisaInst, op: &OpDesc, scope: &Scope) -> String {
     s.push_str(&format!(" ({emask}, {})", inst.exec_size));
     let raw = |r: &Raw| format!("{}.{}", scope.var_name(r.var), r.offset);
     if let Some(a) = inst.aoffimmi {
-        let ty = tables::type_by_code(a.ty).map_or("?", |t| t.name.as_str());
-        s.push_str(&format!("{}{:#x}:{ty}", opc.aoffimmi_gap, a.value));
+        s.push_str(&opc.aoffimmi_gap);
+        match a {
+            Aoffimmi::Imm { value, ty } => {
+                let ty = tables::type_by_code(ty).map_or("?", |t| t.name.as_str());
+                s.push_str(&format!("{value:#x}:{ty}"));
+            }
+            Aoffimmi::Var {
+                var,
+                row,
+                col,
+                region,
+            } => s.push_str(&format!("{}({row},{col}){region}", scope.var_name(var))),
+        }
     } else {
         s.push_str(&opc.surface_gap);
     }

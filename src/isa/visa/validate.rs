@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Location, ValidationError};
 
-use super::inst::{cps_bit, Checks, Field, FieldPositions, VisaInst};
+use super::inst::{cps_bit, Aoffimmi, Checks, Field, FieldPositions, Region, VisaInst};
 use super::tables::{self, ChannelKind, OpDesc, ParamClass, TypeDesc};
 
 /// A broken rule, with the operand that breaks it.
@@ -96,19 +96,43 @@ pub fn check(
         }
         _ => {}
     }
-    // Seeds: aoffimmi bits 15:12 "reserved. Must be zero".
-    if let Some(a) = inst.aoffimmi {
-        if a.value > 0xfff {
+    match inst.aoffimmi {
+        // Seeds: aoffimmi bits 15:12 "reserved. Must be zero".
+        Some(Aoffimmi::Imm { value, .. }) if value > 0xfff => {
             return Err(Violation::new(
                 Field::Aoffimmi,
                 "aoffimmi-reserved",
                 format!(
-                    "aoffimmi {:#x} sets bits above 11 (bits 15:12 are reserved; bit 15 \
-                     selects IGC's sampler-index >= 16 path)",
-                    a.value
+                    "aoffimmi {value:#x} sets bits above 11 (bits 15:12 are reserved; bit 15 \
+                     selects IGC's sampler-index >= 16 path)"
                 ),
             ));
         }
+        // Seeds: "Aoffimmi(scalar): A UW": a variable is read as one integer for every lane.
+        Some(Aoffimmi::Var { var, region, .. }) => {
+            if region != Region::SCALAR {
+                return Err(Violation::new(
+                    Field::Aoffimmi,
+                    "aoffimmi-variable",
+                    format!(
+                        "the aoffimmi is a scalar: a variable is read with region <0;1,0>, \
+                         not {region}"
+                    ),
+                ));
+            }
+            if let Some(ty) = var_type(var).filter(|t| !t.is_small_int()) {
+                return Err(Violation::new(
+                    Field::Aoffimmi,
+                    "aoffimmi-variable",
+                    format!(
+                        "the aoffimmi variable is declared {}; the aoffimmi is an integer \
+                         (seeds: a UW)",
+                        ty.name
+                    ),
+                ));
+            }
+        }
+        _ => {}
     }
     // Seeds: ".cps ... Only available for sample, sample_b, sample_bc, sample_c, and LOD".
     if inst.modifiers & cps_bit() != 0 && !op.cps {
