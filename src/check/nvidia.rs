@@ -35,11 +35,12 @@
 //! `F2I`, `I2I`, `FMUL`, `FMNMX`, `MUFU.RCP`, and the quad operations of ptxas's gradient
 //! emulation (research §5.1): `SAM`, `RAM`, `SHFL.IDX` within a quad (c = 0x1c03),
 //! `FSWZADD` (lane codes as nvdisasm prints them: `PP` a + b, `NP` b − a, `PN` a − b, `ZP` b,
-//! lane 0 first), `MOV` with a lane mask. A program with quad operations runs per quad
+//! lane 0 first), `MOV` with a lane mask; `BFI` and `BFE`/`BFE.U32` with a known control
+//! (PTX `bfi`/`bfe`: position 7:0, width 15:8). A program with quad operations runs per quad
 //! ([`run_quad`]). `NOP`, `EXIT` and `RET` are skipped; listing directives, labels and
 //! comments too. Binary ALU words are decoded for the encodings the corpus listings show
 //! next to their text and the ones texlate emits (MOV, MOV32I, I2I, I2F, FMUL, FMNMX, MUFU,
-//! NOP, EXIT, SAM, RAM, SHFL, FSWZADD); any other word is an error.
+//! NOP, EXIT, SAM, RAM, SHFL, FSWZADD, BFI, BFE); any other word is an error.
 
 use crate::check::{
     imm_offsets, resource_id, sext, Error, Execution, InitialFile, Located, LodReq, Machine,
@@ -587,6 +588,16 @@ enum AluKind {
     MovLanes {
         mask: u8,
     },
+    // Programmable offsets (dyn-offsets).
+    /// `BFI d, a, b, c`: `c` with the field of control `b` (position 7:0, width 15:8)
+    /// replaced by the low bits of `a` (PTX `bfi`: the field cut at bit 31; width 0 or
+    /// position 32 and up gives `c`).
+    Bfi,
+    /// `BFE d, a, b` (signed) / `BFE.U32`: the field of control `b` of `a`, sign- or
+    /// zero-extended (PTX `bfe`: width 0 gives 0; the field cut at bit 31).
+    Bfe {
+        signed: bool,
+    },
 }
 
 impl AluKind {
@@ -633,7 +644,7 @@ fn read_src(m: &mut Machine, o: &Operand, role: Role, float: bool) -> Value {
     }
 }
 
-fn alu(m: &mut Machine, a: &Alu) {
+fn alu(m: &mut Machine, a: &Alu, at: &str) -> Result<(), Error> {
     use ValueOp as O;
     let v = match a.kind {
         AluKind::Mov => read_src(m, &a.srcs[0], Role::Float, false),
@@ -706,13 +717,58 @@ fn alu(m: &mut Machine, a: &Alu) {
         AluKind::Rcp => read_src(m, &a.srcs[0], Role::Float, true).unary(O::FRcp),
         // Lane-independent meaning in a one-lane run (`run` only sees these in programs that
         // use no quad operation; `run_quad` evaluates them across the quad).
-        AluKind::Sam | AluKind::Ram => return,
+        AluKind::Sam | AluKind::Ram => return Ok(()),
         AluKind::Shfl | AluKind::MovLanes { .. } => read_src(m, &a.srcs[0], Role::Float, false),
         AluKind::Fswz { ops } => fswz(m, a, ops[0]),
+        AluKind::Bfi | AluKind::Bfe { .. } => {
+            bit_field(m, a).map_err(|why| Error::model(ISA, at, why))?
+        }
     };
     if a.rd != RZ {
         m.write(gpr(u32::from(a.rd)), v);
     }
+    Ok(())
+}
+
+/// A `BFI` or `BFE` result; its control must be known (PTX `bfi`/`bfe` semantics: the
+/// position and width are bits 7:0 and 15:8, the field cut at bit 31).
+fn bit_field(m: &mut Machine, a: &Alu) -> Result<Value, String> {
+    use ValueOp as O;
+    let x = read_src(m, &a.srcs[0], Role::SmallInt, false);
+    let control = read_src(m, &a.srcs[1], Role::Any, false)
+        .bits()
+        .ok_or("a BFI/BFE control that is not a known constant is not modelled")?;
+    let (lo, width) = (control & 0xff, (control >> 8) & 0xff);
+    let cut = |lo: u32, width: u32| (lo as u8, width.min(32 - lo) as u8);
+    Ok(match a.kind {
+        AluKind::Bfi => {
+            let base = read_src(m, &a.srcs[2], Role::SmallInt, false);
+            if width == 0 || lo >= 32 {
+                base
+            } else {
+                let (lo, width) = cut(lo, width);
+                Value::apply(O::InsertField { lo, width }, vec![x, base])
+            }
+        }
+        AluKind::Bfe { signed } => {
+            if width == 0 {
+                Value::Bits(0)
+            } else if lo >= 32 {
+                return Err(format!("a BFE at position {lo} is not modelled"));
+            } else {
+                let (lo, width) = cut(lo, width);
+                Value::apply(
+                    if signed {
+                        O::SignedField { lo, width }
+                    } else {
+                        O::Field { lo, width }
+                    },
+                    vec![x],
+                )
+            }
+        }
+        _ => unreachable!("bit_field is called for BFI and BFE"),
+    })
 }
 
 /// `SAM` (`set`) or `RAM`.
@@ -946,9 +1002,28 @@ fn parse_alu(text: &str) -> Result<Option<Alu>, String> {
             (AluKind::FMnmx { min }, vec![src(1)?, src(2)?])
         }
         "MUFU" if mods == ["RCP"] => (AluKind::Rcp, vec![src(1)?]),
+        "BFI" => {
+            known_mods(&[])?;
+            (AluKind::Bfi, vec![src(1)?, src(2)?, src(3)?])
+        }
+        "BFE" => {
+            known_mods(&["U32"])?;
+            (
+                AluKind::Bfe {
+                    signed: !mods.contains(&"U32"),
+                },
+                vec![src(1)?, src(2)?],
+            )
+        }
         _ => return Err(format!("instruction `{text}` is not modelled")),
     };
     Ok(Some(Alu { rd, kind, srcs }))
+}
+
+/// The 20-bit signed immediate of an integer ALU word: bits 38..20, the sign at 56.
+fn imm20(w: u64) -> u32 {
+    let v = ((w >> 20) & 0x7_ffff) as u32 | (((w >> 56) & 1) as u32) << 19;
+    sext(v, 20) as u32
 }
 
 /// Decodes an ALU word of the encodings the corpus listings show (module documentation).
@@ -1096,6 +1171,42 @@ fn decode_alu(w: u64) -> Result<Option<Alu>, String> {
                     abs: (w >> 46) & 1 == 1,
                     neg: (w >> 48) & 1 == 1,
                 }],
+            )
+        }
+        // BFI (nvdisasm): 0x5bf0 `BFI d, a, Rb, Rc` (Rc at 39), 0x36f0 with an immediate
+        // control (20 bits: 38..20 and the sign at 56), 0x53f0 `BFI d, a, Rb, c[][]` (Rb at
+        // 39, ptxas's form); bit 47 is `.CC` (not modelled).
+        0x5bf0 | 0x36f0 | 0x53f0 => {
+            if (w >> 47) & 1 != 0 {
+                return fail();
+            }
+            let r39 = Src::Reg(((w >> 39) & 0xff) as u8);
+            let (control, base) = match top {
+                0x5bf0 => (Src::Reg(rb), r39),
+                0x36f0 => (Src::Imm(imm20(w)), r39),
+                _ => (r39, cbuf),
+            };
+            (
+                AluKind::Bfi,
+                vec![op(Src::Reg(ra)), op(control), op(base)],
+            )
+        }
+        // BFE: 0x5c00 register, 0x3800 immediate, 0x4c00 constant control; bit 48 signed
+        // (`BFE` vs `BFE.U32`), bit 40 `.BREV` and 47 `.CC` are not modelled (nvdisasm).
+        0x5c00 | 0x3800 | 0x4c00 => {
+            if (w >> 40) & 1 != 0 || (w >> 47) & 1 != 0 {
+                return fail();
+            }
+            let control = match top {
+                0x5c00 => Src::Reg(rb),
+                0x3800 => Src::Imm(imm20(w)),
+                _ => cbuf,
+            };
+            (
+                AluKind::Bfe {
+                    signed: (w >> 48) & 1 == 1,
+                },
+                vec![op(Src::Reg(ra)), op(control)],
             )
         }
         _ => return fail(),
@@ -1254,7 +1365,7 @@ pub(crate) fn execute(
     for (at, step) in steps {
         match step {
             Step::Texture(inst) => texture(m, inst, bindings, at)?,
-            Step::Alu(a) => alu(m, a),
+            Step::Alu(a) => alu(m, a, at)?,
         }
     }
     Ok(())
@@ -1382,13 +1493,14 @@ pub fn run_quad(
                                     kind: AluKind::Mov,
                                     srcs: a.srcs.clone(),
                                 },
-                            );
+                                at,
+                            )?;
                         }
                     }
                 }
                 _ => {
                     for m in lanes.iter_mut() {
-                        alu(m, a);
+                        alu(m, a, at)?;
                     }
                 }
             },

@@ -175,6 +175,8 @@ fn alu_op(name: &str) -> Option<AluOp> {
         "quad_add_x" => AluOp::QuadAddX,
         "quad_add_y" => AluOp::QuadAddY,
         "mov_lanes" => AluOp::MovLanes,
+        "insert_field" => AluOp::InsertField,
+        "extract_field_signed" => AluOp::ExtractFieldSigned,
         _ => return None,
     })
 }

@@ -70,6 +70,8 @@ fn alu_types(op: AluOp) -> (Option<ScalarType>, Option<ScalarType>) {
         | AluOp::RestoreActiveMask
         | AluOp::QuadBroadcast
         | AluOp::MovLanes => (None, None),
+        AluOp::InsertField => (Some(U32), Some(U32)),
+        AluOp::ExtractFieldSigned => (Some(U32), Some(I32)),
     }
 }
 
