@@ -27,8 +27,8 @@
 //! skipped (execution ends at the first `ret`); any other instruction is an error.
 
 use crate::check::{
-    coord_count, imm_offsets, register_offsets, resource_id, Error, Execution, InitialFile, LodReq, Machine,
-    ReqOp, Request, ResourceId, Role, Value, ValueOp,
+    coord_count, imm_offsets, register_offsets, resource_id, Error, Execution, InitialFile, LodReq,
+    Machine, ReqOp, Request, ResourceId, Role, Value, ValueOp,
 };
 use crate::ir::{Dim, Dimension, Isa, Item, Reg, RegFile};
 use crate::isa::dxbc::tokens::{self, Instruction, Operand};

@@ -1186,10 +1186,7 @@ fn decode_alu(w: u64) -> Result<Option<Alu>, String> {
                 0x36f0 => (Src::Imm(imm20(w)), r39),
                 _ => (r39, cbuf),
             };
-            (
-                AluKind::Bfi,
-                vec![op(Src::Reg(ra)), op(control), op(base)],
-            )
+            (AluKind::Bfi, vec![op(Src::Reg(ra)), op(control), op(base)])
         }
         // BFE: 0x5c00 register, 0x3800 immediate, 0x4c00 constant control; bit 48 signed
         // (`BFE` vs `BFE.U32`), bit 40 `.BREV` and 47 `.CC` are not modelled (nvdisasm).

@@ -34,8 +34,8 @@
 use std::collections::HashMap;
 
 use crate::check::{
-    coord_count, packed_offsets, register_offsets, resource_id, Error, Execution, InitialFile, LodReq, Machine,
-    ReqOp, Request, Role, Value, ValueOp,
+    coord_count, packed_offsets, register_offsets, resource_id, Error, Execution, InitialFile,
+    LodReq, Machine, ReqOp, Request, Role, Value, ValueOp,
 };
 use crate::ir::{Dim, Dimension, Isa, Program, Reg, RegFile};
 use crate::isa::visa::{
@@ -607,7 +607,11 @@ fn alu(m: &mut Machine, line: &str, program: &Program, vars: &Vars) -> Result<bo
             let (o, _) = read_opnd(m, &srcs[1], role)?;
             let (w, o) = match (a.bits(), o.bits()) {
                 (Some(w), Some(o)) => (w & 31, o & 31),
-                _ => return Err(format!("{base} with a register width or offset is not modelled")),
+                _ => {
+                    return Err(format!(
+                        "{base} with a register width or offset is not modelled"
+                    ))
+                }
             };
             let (x, _) = read_opnd(m, &srcs[2], role)?;
             let field = |lo: u32, width: u32| (lo as u8, width.min(32 - lo) as u8);

@@ -24,6 +24,9 @@ pub mod lower_predicates;
 pub mod lower_queries;
 pub mod lower_simd;
 pub mod map_regs;
+pub mod offsets_from_register;
+pub mod offsets_to_register;
+pub mod repack_offsets;
 
 use std::collections::HashMap;
 
@@ -206,7 +209,7 @@ pub fn virtual_reg(index: u32, sub: u32) -> Scalar {
 }
 
 /// The passes, in the order [`run`] runs them.
-pub const PASSES: [&str; 16] = [
+pub const PASSES: [&str; 19] = [
     "bind_resources",
     "canonical_coords",
     "fold_constants",
@@ -216,6 +219,9 @@ pub const PASSES: [&str; 16] = [
     "lower_predicates",
     "map_regs",
     "lower_offsets",
+    "offsets_to_register",
+    "offsets_from_register",
+    "repack_offsets",
     "lower_arrays",
     "emulate_grad_quad",
     "lower_queries",
@@ -255,6 +261,9 @@ pub fn run_pass(
         "lower_predicates" => in_place(lower_predicates::run(&mut items, ctx), items),
         "map_regs" => in_place(map_regs::run(&mut items, ctx), items),
         "lower_offsets" => lower_offsets::run(items, ctx),
+        "offsets_to_register" => offsets_to_register::run(items, ctx),
+        "offsets_from_register" => offsets_from_register::run(items, ctx),
+        "repack_offsets" => repack_offsets::run(items, ctx),
         "lower_arrays" => lower_arrays::run(items, ctx),
         "emulate_grad_quad" => emulate_grad_quad::run(items, ctx),
         "lower_queries" => lower_queries::run(items, ctx),

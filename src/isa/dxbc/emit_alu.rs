@@ -272,7 +272,10 @@ pub fn lift<T>(run: &[T], words: impl Fn(&T) -> Option<Vec<u32>>) -> Option<(Alu
         "max" => (&[AluOp::FMaxAbs, AluOp::FMaxRightAbs], ScalarType::F32),
         "umin" => (&[AluOp::U32ToLayer], ScalarType::U32),
         "round_ne" => (&[AluOp::F32ToLayer], ScalarType::F32),
-        "ibfe" => (&[AluOp::I16ToF32, AluOp::ExtractFieldSigned], ScalarType::I32),
+        "ibfe" => (
+            &[AluOp::I16ToF32, AluOp::ExtractFieldSigned],
+            ScalarType::I32,
+        ),
         "bfi" => (&[AluOp::InsertField], ScalarType::U32),
         "and" => (&[AluOp::U16ToF32], ScalarType::U32),
         _ => return None,

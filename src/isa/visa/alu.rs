@@ -222,7 +222,10 @@ fn steps(a: &AluInstr, dst_ty: Option<&'static TypeDesc>) -> Result<Vec<Step>, E
                     format!("{}: the field must be an immediate `lo | width << 8`", a.op),
                 )
             })?;
-            let (w, o) = (Src::Imm(u32::from(width), "ud"), Src::Imm(u32::from(lo), "ud"));
+            let (w, o) = (
+                Src::Imm(u32::from(width), "ud"),
+                Src::Imm(u32::from(lo), "ud"),
+            );
             if a.op == AluOp::InsertField {
                 vec![step(
                     BFI,
