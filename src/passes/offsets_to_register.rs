@@ -17,17 +17,30 @@
 
 use super::{expand_tex, PassContext};
 use crate::error::Error;
-use crate::ir::{field_imm, AluOp, Item, Offset, Scalar, ScalarType, Span, TexInstr, TexOp};
+use crate::ir::{
+    field_imm, AluOp, Item, Offset, RegFile, Scalar, ScalarType, Span, TexInstr, TexOp,
+};
 use crate::mappings::rules::{self, Decision};
 use crate::mappings::targets::PackedOffset;
 
 /// Whether the offsets of `t` are emulated on the target by pass `pass` (its offset row of
-/// `mappings/rules.toml`, `legalize_forms::offset_rule`).
+/// `mappings/rules.toml`, `legalize_forms::offset_rule`). Offsets in registers a pass made
+/// (`lower_offsets`' packed immediates, another offset pass's result) are the target's
+/// already: no rule of the source applies to them.
 pub(crate) fn emulated_by(t: &TexInstr, ctx: &PassContext, pass: &str) -> bool {
-    super::legalize_forms::offset_rule(t, ctx.source_caps).is_some_and(|id| {
-        matches!(rules::decide(id, ctx.target.isa, ctx.grad),
+    let made_by_a_pass = t.sources().iter().any(|s| {
+        matches!(s, Scalar::Reg(r) if r.file == RegFile::Virtual)
+            && match &t.offset {
+                Offset::Packed(p) => p == s,
+                Offset::Dynamic(v) | Offset::PerTexel(v) => v.contains(s),
+                Offset::None | Offset::Imm(_) => false,
+            }
+    });
+    !made_by_a_pass
+        && super::legalize_forms::offset_rule(t, ctx.source_caps).is_some_and(|id| {
+            matches!(rules::decide(id, ctx.target.isa, ctx.grad),
             Decision::Emulate { pass: p, .. } if p == pass)
-    })
+        })
 }
 
 /// The packed-register layout `caps` gives the offsets of `t` (gathers have their own).
