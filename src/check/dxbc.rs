@@ -23,7 +23,7 @@
 //!
 //! ALU instructions evaluated: `mov`, `utof`, `itof`, `ftou`, `ftoi`, `round_ne`, `round_ni`,
 //! `round_pi`, `round_z`, `min`, `max`, `umin`, `umax`, `imin`, `imax`, `mul`, `rcp`, `and`,
-//! `ibfe` and `bfi` (immediate width and offset), with float source modifiers and `_sat`. Declarations, `customdata`, `nop` and `ret` are
+//! `ibfe`, `ubfe` and `bfi` (immediate width and offset), with float source modifiers and `_sat`. Declarations, `customdata`, `nop` and `ret` are
 //! skipped (execution ends at the first `ret`); any other instruction is an error.
 
 use crate::check::{
@@ -318,6 +318,7 @@ fn alu(m: &mut Machine, i: &Instruction, at: &str) -> Result<bool, Error> {
         37 => (&[], Some(O::IMin), false, Role::SmallInt),
         36 => (&[], Some(O::IMax), false, Role::SmallInt),
         1 => (&[], Some(O::And), false, Role::SmallInt),
+        138 => return ubfe(m, i, at).map(|()| true),
         139 => return ibfe(m, i, at).map(|()| true),
         140 => return bfi(m, i, at).map(|()| true),
         _ => return Ok(false),
@@ -366,6 +367,21 @@ fn ibfe(m: &mut Machine, i: &Instruction, at: &str) -> Result<(), Error> {
         0 => Value::Bits(0),
         w => Value::apply(
             ValueOp::SignedField {
+                lo: o as u8,
+                width: w.min(32 - o) as u8,
+            },
+            vec![x[0].clone()],
+        ),
+    })
+}
+
+/// `ubfe dst, width, offset, src` with immediate width and offset: as `ibfe`, zero-extended
+/// (Microsoft's "ubfe (sm5 - asm)").
+fn ubfe(m: &mut Machine, i: &Instruction, at: &str) -> Result<(), Error> {
+    bit_field(m, i, at, |(o, w), x| match w {
+        0 => Value::Bits(0),
+        w => Value::apply(
+            ValueOp::Field {
                 lo: o as u8,
                 width: w.min(32 - o) as u8,
             },
@@ -581,9 +597,11 @@ fn texture(
     r.min_lod = scalar(m, Role2::Clamp, Role::Lod, true)?;
     r.sample_index = scalar(m, Role2::SampleIndex, Role::SmallInt, false)?;
     if let Some(o) = operand(Role2::Offset) {
+        // Any 32 bits: the sampler honours the low 6, so the sign and the ignored bits are
+        // exercised.
         let mut v = Vec::new();
         for lane in 0..2 {
-            v.push(src(m, o, lane, Role::SmallInt, false, at, i)?);
+            v.push(src(m, o, lane, Role::Any, false, at, i)?);
         }
         // Only the bottom 6 bits of each offset are honoured (gather4_po reference).
         r.offsets = register_offsets(dim, &v, 6);

@@ -202,7 +202,9 @@ fn role_of(p: P, fetch: bool) -> Role {
         P::Lod if fetch => Role::SmallInt,
         P::Lod => Role::Lod,
         P::Ref => Role::Reference,
-        P::Si | P::OffU | P::OffV => Role::SmallInt,
+        P::Si => Role::SmallInt,
+        // Any 32 bits: the low 6 are the offset (sign and ignored bits exercised).
+        P::OffU | P::OffV => Role::Any,
         P::Mcs(_) => Role::Any,
     }
 }
