@@ -131,6 +131,7 @@ fn expect_refused(
 ) -> Result<(), String> {
     let read = ReadOptions {
         igc_compatible: true,
+        ..ReadOptions::default()
     };
     match texlate::parse_text_with(isa, text, read) {
         Err(Error::Parse(p)) => {
