@@ -539,6 +539,30 @@ mod tests {
     }
 
     #[test]
+    fn the_sm_decides_what_an_nvidia_input_may_hold() {
+        // `.LC` is decoded from SM52 on (nvdisasm; scripts/sweep-nvidia-fields.py).
+        let input = b"TEX.LC R4, R8, R12, 0x6e, 2D, 0xf\n";
+        let mut options = texlate_options_default(TEXLATE_ISA_NVIDIA, TEXLATE_ISA_NVIDIA);
+        options.emit = TEXLATE_EMIT_BINARY;
+        for (sm, want) in [
+            (0, TexlateStatus::Parse),
+            (TEXLATE_SM_50, TexlateStatus::Parse),
+            (TEXLATE_SM_52, TexlateStatus::Ok),
+            (TEXLATE_SM_61, TexlateStatus::Ok),
+            (51, TexlateStatus::InvalidArgument),
+        ] {
+            options.sm = sm;
+            let mut result = ptr::null_mut();
+            // SAFETY: valid arguments.
+            let status =
+                unsafe { texlate_translate(input.as_ptr(), input.len(), &options, &mut result) };
+            assert_eq!(status, want, "sm {sm}");
+            // SAFETY: `result` is live until freed.
+            unsafe { texlate_result_free(result) };
+        }
+    }
+
+    #[test]
     fn errors_carry_a_code_a_message_and_json() {
         let input = b"ps_5_0\nsample r0.xyzw, r1.xyxx, t0.xyzw, foo\n";
         let mut options = texlate_options_default(TEXLATE_ISA_DXBC, TEXLATE_ISA_NVIDIA);
