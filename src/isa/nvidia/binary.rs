@@ -104,8 +104,39 @@ pub(super) fn opaque_texture(o: &Opaque, sm: Sm) -> Option<(NvInst, u64)> {
 /// The refusal of an opaque item that is a texture instruction the hardware cannot run
 /// (encoding and translation refuse what `disasm` prints).
 pub(super) fn opaque_refusal(o: &Opaque, sm: Sm) -> Option<Error> {
+    if let Some((inst, column)) = super::listing::opaque_text_inst(o) {
+        let e = super::lift::check(&inst).err()?;
+        return Some(Error::Validation(ValidationError {
+            location: Location::Text {
+                line: o.span.line,
+                column,
+            },
+            rule: e.field,
+            detail: format!("`{}`: {}", super::print_inst(&inst), e.reason),
+        }));
+    }
     let (inst, word) = opaque_texture(o, sm)?;
     check_runs(&inst, word, o.span.offset).err()
+}
+
+/// The word and phase of an opaque listing line holding a texture instruction texlate keeps
+/// as read (`.F16`): encoded from its text.
+fn opaque_text_word(o: &Opaque) -> Option<Result<(u64, u8), Error>> {
+    let (inst, column) = super::listing::opaque_text_inst(o)?;
+    Some(
+        super::encode_word(&inst)
+            .map(|w| (w, inst.phase))
+            .map_err(|e| {
+                Error::Validation(ValidationError {
+                    location: Location::Text {
+                        line: o.span.line,
+                        column,
+                    },
+                    rule: e.field,
+                    detail: e.reason,
+                })
+            }),
+    )
 }
 
 /// Decodes one instruction word at byte `offset` for `sm`: `Some(Ok)` a texture instruction
@@ -404,7 +435,9 @@ fn bundle(p: &Program) -> Result<Vec<u64>, Error> {
             Item::Comment(_) => {}
             Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia)),
             Item::Opaque(o) => {
-                if let Some(text) = &o.text {
+                if let Some(w) = opaque_text_word(o) {
+                    insts.push(w?);
+                } else if let Some(text) = &o.text {
                     if super::listing::is_instruction_line(text) {
                         return Err(Error::Unsupported(Unsupported::new(
                             format!("the non-texture instruction `{}`", text.trim()),
@@ -520,6 +553,9 @@ pub(super) fn instruction_words(p: &Program) -> Result<Vec<u64>, Error> {
                         return Err(e);
                     }
                     out.push(opaque_bytes_word(o)?)
+                }
+                Item::Opaque(o) if opaque_text_word(o).is_some() => {
+                    out.extend(opaque_text_word(o).map(|w| w.map(|(w, _)| w)).transpose()?)
                 }
                 Item::Opaque(_) | Item::Comment(_) => {}
                 Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia)),

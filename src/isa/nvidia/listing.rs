@@ -14,8 +14,8 @@ use super::control::{self, BUNDLE_WORDS};
 use super::table::Sm;
 use super::text::{is_texture_text, parse_inst, print_inst, push_hex16, push_hex_digits, TextOut};
 use super::{
-    decode_word_on, emit_inst, encode_word_on, extras_of, lift, ListingLine, NvidiaContainer,
-    NvidiaExtras,
+    decode_word_on, emit_inst, encode_word_on, extras_of, lift, ListingLine, NvInst,
+    NvidiaContainer, NvidiaExtras,
 };
 use crate::error::{Error, ParseError};
 use crate::ir::{Isa, Item, Opaque, Program, Span};
@@ -215,6 +215,17 @@ pub(super) fn parse(src: &str, sm: Sm) -> Result<Program, Error> {
             token: tl.text.split_whitespace().next().unwrap_or("").to_string(),
             expected: format!("an instruction {sm} encodes ({e})"),
         })?;
+        // `.F16` results (two halves per register) have no IR form: the line is kept as read
+        // (printed back, encoded from its text by `asm`, refused by translation).
+        if inst.f16 {
+            program.items.push(Item::Opaque(Opaque {
+                text: Some(line.to_string()),
+                bytes: Vec::new(),
+                span,
+            }));
+            i += 1;
+            continue;
+        }
         if tl.layout.terminator == "}" && tl.word.is_none() {
             if let Some((col, word)) = lines.get(i + 1).and_then(|l| lone_hex(l)) {
                 tl.layout.hex_next_line = Some(col);
@@ -256,6 +267,14 @@ pub(super) fn parse(src: &str, sm: Sm) -> Result<Program, Error> {
         final_newline,
     });
     Ok(program)
+}
+
+/// The texture instruction of an opaque listing line: one that parses but is kept as read
+/// (`.F16`, which does not lift), with the 1-based column of its text.
+pub(super) fn opaque_text_inst(o: &Opaque) -> Option<(NvInst, u32)> {
+    let tl = split_tex_line(o.text.as_deref()?)?;
+    let column = one_based(tl.text_start);
+    Some((parse_inst(tl.text, o.span.line, column).ok()?, column))
 }
 
 /// `/* 0x… */` for a word.
