@@ -66,7 +66,7 @@ enum IsaArg {
     Visa,
     /// DirectX SM4/SM5 (fxc listings, token streams, DXBC containers).
     Dxbc,
-    /// NVIDIA Maxwell SM50/SM52 (nvdisasm listings, word streams, cubins).
+    /// NVIDIA Maxwell/Pascal SM50–SM61 (nvdisasm listings, word streams, cubins; see --sm).
     Nvidia,
 }
 

@@ -272,7 +272,7 @@ pub fn alu_unsupported(a: &AluInstr, isa: Isa) -> Error {
 /// `texlate ops`).
 pub fn op_table_markdown() -> String {
     format!(
-        "### Intel vISA\n\n{}\n### DirectX SM4/SM5 (DXBC)\n\n{}\n### NVIDIA Maxwell (SM50/SM52)\n\n{}",
+        "### Intel vISA\n\n{}\n### DirectX SM4/SM5 (DXBC)\n\n{}\n### NVIDIA Maxwell/Pascal (SM50–SM61)\n\n{}",
         codec(Isa::Visa).readme_table(),
         codec(Isa::Dxbc).readme_table(),
         codec(Isa::Nvidia).readme_table()

@@ -25,7 +25,7 @@ pub struct NvInst {
     pub bindless: bool,
     /// Guard predicate field: bits 2..0 the predicate (7 = PT), bit 3 negates.
     pub guard: u8,
-    /// Sparse-status predicate destination (SM60+); `sparse_none` (7) = absent.
+    /// Sparse-status predicate destination (SM52+ for nvdisasm); `sparse_none` (7) = absent.
     pub sparse: u8,
     /// Destination register (255 = RZ).
     pub rd: u8,

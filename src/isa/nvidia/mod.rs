@@ -1,4 +1,4 @@
-//! NVIDIA Maxwell SASS (SM50/SM52) texture instructions: nvdisasm text, 64-bit words with
+//! NVIDIA Maxwell/Pascal SASS (SM50–SM61, `--sm`) texture instructions: nvdisasm text, 64-bit words with
 //! their bundle control words, raw instruction streams and cubin `.text` sections.
 //!
 //! Layers: [`table`] (the data of `mappings/nvidia.toml`), [`inst`] (one instruction field by
