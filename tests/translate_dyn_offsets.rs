@@ -288,6 +288,7 @@ fn corpus_register_offsets() {
                     src,
                     texlate::ReadOptions {
                         igc_compatible: true,
+                        ..texlate::ReadOptions::default()
                     },
                 )
                 .is_ok_and(|p| {

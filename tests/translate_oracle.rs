@@ -161,6 +161,7 @@ fn dxbc_blobs(dir: &Path) -> Vec<Source> {
 fn visa_dumps(dir: &Path) -> (Vec<Source>, Vec<String>) {
     let read = ReadOptions {
         igc_compatible: true,
+        ..ReadOptions::default()
     };
     let (dumps, defaulted, mixed) = translate_corpus::visa_dumps(dir);
     let out = dumps
@@ -711,6 +712,7 @@ fn offset_sources() -> Option<Corpora> {
     for isa in [Isa::Nvidia, Isa::Dxbc, Isa::Visa] {
         let read = ReadOptions {
             igc_compatible: true,
+            ..ReadOptions::default()
         };
         let parse = |text: &str| texlate::parse_text_with(isa, text, read);
         let mut list = Vec::new();

@@ -247,6 +247,7 @@ pub fn singles(isa: Isa, text: &str) -> Vec<String> {
         text,
         ReadOptions {
             igc_compatible: true,
+            ..ReadOptions::default()
         },
     )
     .unwrap();
