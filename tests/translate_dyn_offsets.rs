@@ -1,6 +1,6 @@
 //! Programmable offsets (issue 8 item 4): offsets in registers translated between the three
 //! ISAs by the emulations of `src/passes/` (`offsets_to_register`, `offsets_from_register`,
-//! `repack_offsets`), and refused with the rule table's reason where the target cannot
+//! `repack_offsets`, `emulate_ptp_gathers`), and refused with the rule table's reason where the target cannot
 //! express them.
 //!
 //! - Snapshots of every case of `tests/cases/dyn_offsets/` to each other ISA: the text, the
@@ -26,10 +26,11 @@ mod support;
 
 use support::translate_corpus::cases_in;
 
-const PASSES: [&str; 3] = [
+const PASSES: [&str; 4] = [
     "offsets_to_register",
     "offsets_from_register",
     "repack_offsets",
+    "emulate_ptp_gathers",
 ];
 
 fn options(from: Isa, to: Isa, bindings: &Option<(String, String)>) -> Options {
@@ -259,6 +260,28 @@ fn wrong_sequences_disagree() {
     assert!(
         !mutated_agrees(visa, nv, 2, control("0x408", "0x400")),
         "u read from R[3:0]"
+    );
+    // NVIDIA TLD4.PTP → DX: four gather4_po, texel k's bytes 2k, 2k + 1; texel k from the
+    // k-th. Another texel's offsets, or the texels' order, read differently.
+    assert!(
+        !mutated_agrees(nv, dx, 5, |t: &str| edit_line(t, "l(6), l(16)", |l| l
+            .replace("l(6), l(16)", "l(6), l(0)"))),
+        "texel 1 given texel 0's u"
+    );
+    assert!(
+        !mutated_agrees(nv, dx, 5, |t: &str| edit_line(t, "l(6), l(8), r1.w", |l| l
+            .replace("r1.w", "r1.z"))),
+        "texel 2 given texel 0's v"
+    );
+    let swap_moves = |t: &str| {
+        let t = t
+            .replace("mov r0.x,", "@X@")
+            .replace("mov r0.y,", "mov r0.x,");
+        t.replace("@X@", "mov r0.y,")
+    };
+    assert!(
+        !mutated_agrees(nv, dx, 5, swap_moves),
+        "texels 0 and 1 swapped"
     );
     // vISA sample aoffimmi variable → NVIDIA TEX: U[11:8] → U[3:0].
     assert!(

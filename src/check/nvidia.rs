@@ -22,7 +22,9 @@
 //!
 //! Unverified, and said so: the short-form targets ptxas never produced (TEXS `LZ.DC ARRAY_2D`, TLDS
 //! `LL 1D`, `LL 2D`, `LL.AOFFI 2D`) follow the observed split rule; `.PTP` offsets are read
-//! as 6-bit fields per byte, byte `2i + c` = texel i component c (Mesa NAK's packing); the
+//! as 6-bit fields per byte, byte `2i + c` = texel i component c (Mesa NAK's packing), and a
+//! `.PTP` gather as four gathers, texel (result channel) i from the i-th, each at its own
+//! offsets: one request per written channel; the
 //! `.LC` clamp is the u4.8 value of bits 27:16 of Ra+0 (seed), reported as an f32.
 //!
 //! Destinations: TEX, TLD, TLD4, TXD, TMML and TXQ write the enabled channels contiguously
@@ -402,6 +404,7 @@ pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) ->
         )));
     }
     let tld4 = matches!(inst.op, OpClass::TLD4 | OpClass::TLD4S);
+    let mut per_texel: Option<[Value; 2]> = None;
     if let Some(w) = get(Slot::TxdLayerOffsets) {
         if arrayed {
             r.layer = Some(w.clone().unary(ValueOp::Low16));
@@ -411,14 +414,11 @@ pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) ->
             r.offsets = packed_offsets(&field, false, r.dim);
         }
     } else if let (Some(a), Some(b)) = (get(Slot::Offsets), get(Slot::Offsets2)) {
-        r.offsets = match (a, b) {
-            (Value::Bits(a), Value::Bits(b)) => {
-                let word = u64::from(a) | u64::from(b) << 32;
-                let byte = |i: u32| sext(((word >> (8 * i)) & 0x3f) as u32, 6);
-                Offsets::PerTexel([0, 1, 2, 3].map(|t| [byte(2 * t), byte(2 * t + 1)]))
-            }
-            (a, _) => Offsets::Packed(a),
-        };
+        // `.PTP`: texel t's (u, v) in bytes 2t and 2t + 1 of the register pair, 6-bit two's
+        // complement: a gather of four texels each at its own offset, which the model reads
+        // as four gathers, texel t (result channel t) from the t-th (docs/translation.md
+        // "Programmable offsets").
+        per_texel = Some([a, b]);
     } else if let Some(o) = get(Slot::Offsets) {
         r.offsets = packed_offsets(&o, tld4, r.dim);
     }
@@ -449,7 +449,28 @@ pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) ->
         .filter(|c| inst.mask & (1 << c) != 0)
         .fold(0, |acc, c| acc | 1 << semantic(c));
     r.residency = inst.sparse != 7 && !inst.op.is_short();
-    let k = m.request(r, at.to_string());
+    let request_of: [usize; 4] = match per_texel {
+        None => [m.request(r, at.to_string()); 4],
+        Some(regs) => {
+            let mut ids = [0; 4];
+            for t in 0..4u8 {
+                if r.channels & (1 << t) == 0 {
+                    continue;
+                }
+                let lo = 16 * (t % 2);
+                let mut one = r.clone();
+                one.offsets = crate::check::packed_offsets(
+                    one.dim,
+                    &regs[usize::from(t / 2)],
+                    [lo, lo + 8, 0],
+                    6,
+                );
+                ids[usize::from(t)] = m.request(one, at.to_string());
+            }
+            ids
+        }
+    };
+    let k = request_of[0];
     // Destinations.
     let channels: Vec<u8> = (0..4).filter(|c| inst.mask & (1 << c) != 0).collect();
     let dst = |m: &mut Machine, base: u8, i: usize, c: u8| -> Result<(), Error> {
@@ -465,7 +486,7 @@ pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) ->
             ));
         }
         let result = Value::Result {
-            request: k,
+            request: request_of[usize::from(c & 3)],
             channel: semantic(c),
         };
         m.write(

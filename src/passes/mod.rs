@@ -15,6 +15,7 @@ pub mod canonical_coords;
 pub mod coalesce_moves;
 pub mod drop_hints;
 pub mod emulate_grad_quad;
+pub mod emulate_ptp_gathers;
 pub mod fold_constants;
 pub mod legalize_forms;
 pub mod lower_arrays;
@@ -235,7 +236,7 @@ pub fn virtual_reg(index: u32, sub: u32) -> Scalar {
 }
 
 /// The passes, in the order [`run`] runs them.
-pub const PASSES: [&str; 19] = [
+pub const PASSES: [&str; 20] = [
     "bind_resources",
     "canonical_coords",
     "fold_constants",
@@ -248,6 +249,7 @@ pub const PASSES: [&str; 19] = [
     "offsets_to_register",
     "offsets_from_register",
     "repack_offsets",
+    "emulate_ptp_gathers",
     "lower_arrays",
     "emulate_grad_quad",
     "lower_queries",
@@ -290,6 +292,7 @@ pub fn run_pass(
         "offsets_to_register" => offsets_to_register::run(items, ctx),
         "offsets_from_register" => offsets_from_register::run(items, ctx),
         "repack_offsets" => repack_offsets::run(items, ctx),
+        "emulate_ptp_gathers" => emulate_ptp_gathers::run(items, ctx),
         "lower_arrays" => lower_arrays::run(items, ctx),
         "emulate_grad_quad" => emulate_grad_quad::run(items, ctx),
         "lower_queries" => lower_queries::run(items, ctx),
