@@ -149,6 +149,10 @@ fn nvidia_reads_back_every_alu_op() {
         // TMML's fixed point.
         alu(AluOp::I16ToF32, r(24, 0), vec![r(25, 0)]),
         alu(AluOp::U16ToF32, r(26, 0), vec![r(27, 0)]),
+        // The gradient approximation's LOD arithmetic.
+        alu(AluOp::FFma, r(30, 0), vec![r(31, 0), r(32, 0), r(33, 0)]),
+        alu(AluOp::FSetGeAbs, r(34, 0), vec![r(35, 0), r(30, 0)]),
+        alu(AluOp::FLog2, r(36, 0), vec![r(34, 0)]),
     ];
     let _ = F32;
     let read = read_back(Isa::Nvidia, Program::new(Isa::Nvidia), list, true);
@@ -157,6 +161,14 @@ fn nvidia_reads_back_every_alu_op() {
     // Another modifier in the text than the word's, another guard.
     near_miss(Isa::Nvidia, &text, "FMUL R16", "FMUL.FTZ R16");
     near_miss(Isa::Nvidia, &text, "@!P0 MOV", "@P0 MOV");
+    near_miss(Isa::Nvidia, &text, "FFMA R30", "FFMA.FTZ R30");
+    near_miss(
+        Isa::Nvidia,
+        &text,
+        "FSET.BF.GE.AND R34",
+        "FSET.BF.GT.AND R34",
+    );
+    near_miss(Isa::Nvidia, &text, "MUFU.LG2 R36", "MUFU.EX2 R36");
 }
 
 #[test]

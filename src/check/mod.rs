@@ -177,6 +177,14 @@ pub enum ValueOp {
     Shr,
     /// Arithmetic shift right by the second operand's low 5 bits.
     Asr,
+    // The gradient approximation's LOD arithmetic (`--grad approx`).
+    /// f32 `a * b + c`, fused (one rounding).
+    FFma,
+    /// f32 base-2 logarithm; a subnormal or zero operand gives -inf (NVIDIA `MUFU.LG2`
+    /// flushes subnormals; its approximation error is inside the LOD tolerance).
+    FLog2,
+    /// 1.0 when `a >= b` (f32), else 0.0 (NaN compares false).
+    FSetGe,
 }
 
 impl ValueOp {
@@ -272,6 +280,16 @@ impl ValueOp {
             ValueOp::Shl => a[0] << (a[1] & 31),
             ValueOp::Shr => a[0] >> (a[1] & 31),
             ValueOp::Asr => ((a[0] as i32) >> (a[1] & 31)) as u32,
+            ValueOp::FFma => fb(f(0).mul_add(f(1), f(2))),
+            ValueOp::FLog2 => {
+                let x = f(0);
+                fb(if x.is_subnormal() {
+                    f32::NEG_INFINITY
+                } else {
+                    x.log2()
+                })
+            }
+            ValueOp::FSetGe => fb(if f(0) >= f(1) { 1.0 } else { 0.0 }),
         }
     }
 }

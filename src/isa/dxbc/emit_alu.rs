@@ -48,6 +48,15 @@ fn unsupported(a: &AluInstr, why: impl Into<String>) -> Error {
     ))
 }
 
+/// The refusal of an op of NVIDIA's gradient approximation ([`AluOp::approx_lod_only`]).
+fn approx_op(a: &AluInstr) -> Error {
+    unsupported(
+        a,
+        "it computes the LOD of NVIDIA's gradient approximation (--grad approx); reading that \
+         sequence back as one gradient sample is not built",
+    )
+}
+
 /// The source modifier `abs` (extended operand token kind 1, modifier `[13:6]` = 2).
 const MOD_ABS: u32 = 2;
 
@@ -128,6 +137,9 @@ pub fn emit(a: &AluInstr) -> Result<Vec<Instruction>, Error> {
              reading the emulation back as one gradient sample is not built",
         ));
     }
+    if a.op.approx_lod_only() {
+        return Err(approx_op(a));
+    }
     let want = match a.op {
         AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs => 2,
         _ => 1,
@@ -154,6 +166,7 @@ pub fn emit(a: &AluInstr) -> Result<Vec<Instruction>, Error> {
         | AluOp::QuadAddX
         | AluOp::QuadAddY
         | AluOp::MovLanes => Err(unsupported(a, "it is an NVIDIA quad operation")),
+        AluOp::FFma | AluOp::FLog2 | AluOp::FSetGeAbs => Err(approx_op(a)),
         AluOp::FMaxAbs => {
             let abs = |mut op: Operand| {
                 op.extended = vec![EXT_OPERAND_MODIFIER | MOD_ABS << 6];
