@@ -1522,7 +1522,7 @@ pub fn run_quad(
 }
 
 /// Calls `f` on the request id of every result `v` holds.
-fn results_of(v: &Value, f: &mut impl FnMut(usize)) {
+pub(crate) fn results_of(v: &Value, f: &mut impl FnMut(usize)) {
     match v {
         Value::Bits(_) => {}
         Value::Result { request, .. } => f(*request),
@@ -1531,7 +1531,7 @@ fn results_of(v: &Value, f: &mut impl FnMut(usize)) {
 }
 
 /// `v` with its result ids renumbered (ids not in `map` unchanged).
-fn renumbered(v: Value, map: &std::collections::HashMap<usize, usize>) -> Value {
+pub(crate) fn renumbered(v: Value, map: &std::collections::HashMap<usize, usize>) -> Value {
     match v {
         Value::Result { request, channel } => Value::Result {
             request: map.get(&request).copied().unwrap_or(request),
@@ -1545,7 +1545,7 @@ fn renumbered(v: Value, map: &std::collections::HashMap<usize, usize>) -> Value 
     }
 }
 
-fn renumber_request(r: &mut Request, map: &std::collections::HashMap<usize, usize>) {
+pub(crate) fn renumber_request(r: &mut Request, map: &std::collections::HashMap<usize, usize>) {
     let f = |v: &mut Value| *v = renumbered(v.clone(), map);
     r.coords.iter_mut().for_each(f);
     for v in [

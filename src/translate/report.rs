@@ -175,7 +175,11 @@ impl Report {
         let warnings = ctx
             .notes
             .iter()
-            .filter(|n| n.pass == "lower_simd" || n.detail.contains("dropped"))
+            .filter(|n| {
+                n.pass == "lower_simd"
+                    || n.pass == crate::passes::approx_grad_lod::NAME
+                    || n.detail.contains("dropped")
+            })
             .map(|n| format!("{}: {}", describe(n.span), n.detail))
             .collect();
         Report {
