@@ -220,7 +220,7 @@ fn approximate(t: TexInstr, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
         out.extend(cube_norm(ctx, &tex.coord, &normed, span));
         tex.coord = normed;
     }
-    ctx.note(
+    ctx.warn(
         span,
         NAME,
         format!(
