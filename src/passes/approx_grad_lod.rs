@@ -146,6 +146,7 @@ fn approximate(t: TexInstr, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
     query.flags = Flags::default();
     query.status_dst = None;
     query.coord_type = None;
+    query.exec = None;
     query.result_type = Some(ScalarType::U32);
     query.dst = [None; 4];
     for c in 0..sizes {

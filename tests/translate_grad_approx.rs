@@ -1,0 +1,605 @@
+//! `--grad approx` (`approx_grad_lod`, issue 8) and the refusals around gradients and
+//! compares:
+//!
+//! - snapshots of every approximation (DX → NVIDIA, vISA → NVIDIA: 3D, cube, cube array,
+//!   offsets, gradients with compare) with the Report's warnings, and of every refusal (DX
+//!   target: gradients with compare under each policy, compare with a bias or a LOD that is not
+//!   the constant 0; `--grad error` on NVIDIA);
+//! - the semantic check: every approximation agrees up to the LOD (never exactly), the LOD
+//!   follows the isotropic rule, and a wrong coordinate, layer, compare reference, gradient,
+//!   size channel or face selection disagrees (the emitted listing or the source mutated);
+//! - the DX and vISA backends refuse the LOD arithmetic's ALU ops with typed errors;
+//! - the command line: `--grad approx` and `--grad error`, the warnings in `--json`.
+
+use std::fmt::Write as _;
+use std::process::Command;
+
+use texlate::ir::{AluInstr, AluOp, Isa, Item, Program, Reg, RegFile, Scalar, Span, Variable};
+use texlate::isa::{codec, EmitOptions};
+use texlate::translate::{self, GradPolicy, Options, Translation};
+
+const DX_HEAD: &str = "ps_5_0
+dcl_resource_texture2d (float,float,float,float) t0
+dcl_resource_texture3d (float,float,float,float) t1
+dcl_resource_texturecube (float,float,float,float) t2
+dcl_resource_texturecubearray (float,float,float,float) t3
+dcl_resource_texture2darray (float,float,float,float) t4
+dcl_sampler s0, mode_default
+dcl_temps 4
+";
+
+const VISA_BINDINGS: &str = r#"
+[[binding]]
+dim = "2d"
+visa = { texture = "T6" }
+[[binding]]
+dim = "cube"
+visa = { texture = "T8" }
+[[binding]]
+dim = "3d"
+visa = { texture = "T9" }
+[[binding]]
+dim = "cube_array"
+visa = { texture = "T10" }
+[[binding]]
+dim = "2d_array"
+visa = { texture = "T11" }
+"#;
+
+fn dx(line: &str) -> String {
+    format!("{DX_HEAD}{line}\nret\n")
+}
+
+/// The gradient samples NVIDIA approximates under `--grad approx`, per source ISA.
+fn approximated(from: Isa) -> Vec<String> {
+    match from {
+        Isa::Dxbc => [
+            "sample_d r0.xyzw, r1.xyzx, t1.xyzw, s0, r2.xyzx, r3.xyzx",
+            "sample_d r0.xyzw, r1.xyzx, t2.xyzw, s0, r2.xyzx, r3.xyzx",
+            "sample_d r0.xy, r1.xyzw, t3.xyzw, s0, r2.xyzx, r3.xyzx",
+            "sample_d_aoffimmi(1,-2,3) r0.xyzw, r1.xyzx, t1.xyzw, s0, r2.xyzx, r3.xyzx",
+        ]
+        .iter()
+        .map(|l| dx(l))
+        .collect(),
+        // dst, [ref,] then per coordinate: value, d/dx, d/dy[, array index].
+        _ => [
+            "sample_d.RGBA (M1, 16)  0x0:uw S0 T9 V0045.0 V0040.0 V0043.0 V0047.0 V0044.0 V0048.0 V0049.0 V0050.0 V0051.0 V0052.0",
+            "sample_d.RGBA (M1, 16)  0x0:uw S0 T8 V0045.0 V0040.0 V0043.0 V0047.0 V0044.0 V0048.0 V0049.0 V0050.0 V0051.0 V0052.0",
+            "sample_d_c.RGBA (M1, 16)  0x0:uw S0 T6 V0045.0 V0040.0 V0043.0 V0047.0 V0044.0 V0048.0 V0049.0 V0050.0",
+            "sample_d_c.R (M1, 16)  0x0:uw S0 T8 V0045.0 V0040.0 V0043.0 V0047.0 V0044.0 V0048.0 V0049.0 V0050.0 V0051.0 V0052.0 V0053.0",
+            "sample_d_c.R (M1, 16)  0x0:uw S0 T11 V0045.0 V0040.0 V0043.0 V0047.0 V0044.0 V0048.0 V0049.0 V0050.0 V0057.0",
+        ]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect(),
+    }
+}
+
+fn options(from: Isa, to: Isa, grad: GradPolicy) -> Options {
+    let mut o = Options::new(from, to);
+    o.grad = grad;
+    if from == Isa::Visa {
+        o.bindings = Some(("bindings".into(), VISA_BINDINGS.into()));
+    }
+    o
+}
+
+fn translate_to(
+    from: Isa,
+    to: Isa,
+    src: &str,
+    grad: GradPolicy,
+) -> Result<Translation, texlate::Error> {
+    translate::translate(src.as_bytes(), &options(from, to, grad))
+}
+
+fn instruction_line(src: &str) -> &str {
+    src.lines()
+        .rev()
+        .find(|l| l.starts_with("sample") || l.starts_with("TEX"))
+        .unwrap_or("")
+}
+
+fn snap(name: &str, value: String) {
+    insta::with_settings!({
+        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
+        prepend_module_to_snapshot => false,
+    }, {
+        insta::assert_snapshot!(name, value);
+    });
+}
+
+fn approximation_snapshot(from: Isa) -> String {
+    let mut out = String::new();
+    for src in approximated(from) {
+        let _ = writeln!(out, "==== {}", instruction_line(&src));
+        let t = translate_to(from, Isa::Nvidia, &src, GradPolicy::Approx).expect("approximated");
+        let _ = writeln!(out, "{}", String::from_utf8(t.output).unwrap().trim_end());
+        for w in &t.report.warnings {
+            let _ = writeln!(out, "warning: {w}");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn dxbc_to_nvidia_approximation() {
+    snap(
+        "grad_approx_dxbc_to_nvidia",
+        approximation_snapshot(Isa::Dxbc),
+    );
+}
+
+#[test]
+fn visa_to_nvidia_approximation() {
+    snap(
+        "grad_approx_visa_to_nvidia",
+        approximation_snapshot(Isa::Visa),
+    );
+}
+
+/// Every approximation: a size query and an explicit-LOD sample, no quad operation, one
+/// warning naming the instruction; the check agrees up to the LOD (never exactly), from
+/// several random states, and the LOD is the isotropic rule's.
+#[test]
+fn every_approximation_agrees_up_to_the_lod() {
+    for from in [Isa::Dxbc, Isa::Visa] {
+        for src in approximated(from) {
+            let t = translate_to(from, Isa::Nvidia, &src, GradPolicy::Approx).unwrap();
+            let text = String::from_utf8(t.output.clone()).unwrap();
+            assert!(text.contains("TXQ"), "{text}");
+            assert!(text.contains("MUFU.LG2"), "{text}");
+            assert!(text.contains("TEX.LL"), "{text}");
+            assert!(!text.contains("SAM"), "{text}");
+            let approx: Vec<&String> = t
+                .report
+                .warnings
+                .iter()
+                .filter(|w| w.contains("approximated"))
+                .collect();
+            assert_eq!(approx.len(), 1, "{:?}", t.report.warnings);
+            assert!(t
+                .report
+                .to_json()
+                .contains("approximated: the gradients replaced"));
+            let o = options(from, Isa::Nvidia, GradPolicy::Approx);
+            for seed in 1..=8 {
+                let c = translate::check(src.as_bytes(), &t, &o, seed).unwrap();
+                assert!(c.agrees_up_to_lod(), "{src}\n{c}");
+                assert!(!c.agrees(), "an approximation never agrees exactly: {c}");
+                assert_eq!(c.approximated(), 1);
+                let l = c.pairs[0].lod.as_ref().unwrap();
+                assert!(
+                    l.agrees && (l.source - l.target).abs() <= 1.0 / 256.0,
+                    "{c}"
+                );
+                assert!(c.to_string().contains("agree up to the LOD"), "{c}");
+            }
+        }
+    }
+}
+
+/// The check on `listing` (the translation's text, perhaps mutated) against `src`, seeds 1..=6:
+/// whether every seed agrees up to the LOD.
+fn agrees_up_to_lod(from: Isa, src: &str, t: &Translation, listing: &str) -> bool {
+    (1..=6u64).all(|seed| {
+        texlate::check::compare(
+            from,
+            src.as_bytes(),
+            Isa::Nvidia,
+            listing.as_bytes(),
+            &t.bindings,
+            &t.regmap,
+            seed,
+        )
+        .expect("the models read it")
+        .agrees_up_to_lod()
+    })
+}
+
+/// `text` with the first line containing `needle` rewritten by `f`.
+fn edit_first(text: &str, needle: &str, f: impl Fn(&str) -> String) -> String {
+    let mut done = false;
+    text.lines()
+        .map(|l| {
+            if !done && l.contains(needle) {
+                done = true;
+                f(l)
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Register `Rn` of the first operand list after `mnemonic` in `line`, at position `k`.
+fn operand(line: &str, mnemonic: &str, k: usize) -> String {
+    let start = line.find(mnemonic).unwrap() + mnemonic.len();
+    let ops = &line[start..line[start..].find(';').unwrap() + start];
+    ops.split(',').nth(k).unwrap().trim().to_string()
+}
+
+/// A register of the listing the given `line` neither reads nor writes.
+fn other_reg(line: &str, avoid: &[&str]) -> String {
+    (0..40)
+        .map(|i| format!("R{i}"))
+        .find(|r| !avoid.contains(&r.as_str()) && !line.contains(&format!("{r},")))
+        .unwrap()
+}
+
+#[test]
+fn the_check_catches_a_wrong_approximation() {
+    let mut lod_mutations = 0;
+    for (from, src) in [
+        (Isa::Dxbc, approximated(Isa::Dxbc)[0].clone()),
+        (Isa::Dxbc, approximated(Isa::Dxbc)[1].clone()),
+        (Isa::Dxbc, approximated(Isa::Dxbc)[2].clone()),
+        (Isa::Visa, approximated(Isa::Visa)[3].clone()),
+    ] {
+        let t = translate_to(from, Isa::Nvidia, &src, GradPolicy::Approx).unwrap();
+        let text = String::from_utf8(t.output.clone()).unwrap();
+        assert!(agrees_up_to_lod(from, &src, &t, &text), "{src}");
+        // The size query's width read for the height (3D: sizes 256, 64, 16 differ).
+        let i2f = text.lines().find(|l| l.contains("I2F.F32.U32")).unwrap();
+        let width = operand(i2f, "I2F.F32.U32", 1);
+        let n = width[1..].parse::<u32>().unwrap();
+        if text.contains(", 3D,") {
+            let wrong = edit_first(&text, "I2F.F32.U32", |l| {
+                l.replacen(&format!("{width} ;"), &format!("R{} ;", n + 1), 1)
+            });
+            assert!(
+                !agrees_up_to_lod(from, &src, &t, &wrong),
+                "size channel: {src}"
+            );
+        }
+        // Cubes: the face chosen by |y| where the rule compares |z|.
+        if text.contains("FSET.BF.GE.AND") {
+            let fset = text.lines().find(|l| l.contains("FSET")).unwrap();
+            let z = operand(fset, "FSET.BF.GE.AND", 1);
+            let fset2 = text.lines().filter(|l| l.contains("FSET")).nth(1).unwrap();
+            let y = operand(fset2, "FSET.BF.GE.AND", 1);
+            let wrong = edit_first(&text, "FSET.BF.GE.AND", |l| l.replacen(&z, &y, 1));
+            assert!(!agrees_up_to_lod(from, &src, &t, &wrong), "face: {src}");
+        }
+        // The LOD itself: log2 of the maximum not halved (the FMUL by 0.5 skipped: the
+        // sample reads the MUFU.LG2 result).
+        let lg2 = text.lines().find(|l| l.contains("MUFU.LG2")).unwrap();
+        let log = operand(lg2, "MUFU.LG2", 0);
+        let tex = text.lines().find(|l| l.contains("TEX.LL")).unwrap();
+        let lod = operand(tex, ".P", 2);
+        let wrong = edit_first(&text, "TEX.LL", |l| {
+            l.replacen(&format!(", {lod},"), &format!(", {log},"), 1)
+        });
+        if lod != log {
+            lod_mutations += 1;
+            assert!(!agrees_up_to_lod(from, &src, &t, &wrong), "LOD: {src}");
+        }
+        // The coordinates read from another register vector.
+        let ra = operand(tex, ".P", 1);
+        let other = other_reg(tex, &[&ra]);
+        let wrong = edit_first(&text, "TEX.LL", |l| {
+            l.replacen(&format!(", {ra},"), &format!(", {other},"), 1)
+        });
+        assert!(
+            !agrees_up_to_lod(from, &src, &t, &wrong),
+            "coordinates: {src}"
+        );
+    }
+    assert!(
+        lod_mutations >= 3,
+        "the LOD mutation ran {lod_mutations} times"
+    );
+}
+
+/// What is changed, the source text it changes and what it becomes.
+type Mutation = (&'static str, &'static str, &'static str);
+
+/// The translation checked against a source that differs in one operand: a wrong
+/// coordinate, array layer, compare reference or gradient in the emitted sequence reads as a
+/// disagreement (the LOD fields aside, everything is compared; the gradients through the LOD).
+#[test]
+fn the_check_tells_each_operand_apart() {
+    let cases: Vec<(Isa, String, Vec<Mutation>)> = vec![
+        (
+            Isa::Dxbc,
+            approximated(Isa::Dxbc)[0].clone(),
+            vec![
+                ("coordinate", "r1.xyzx, t1", "r1.xzyx, t1"),
+                ("gradient", "s0, r2.xyzx", "s0, r2.xyxx"),
+            ],
+        ),
+        (
+            Isa::Dxbc,
+            approximated(Isa::Dxbc)[2].clone(),
+            vec![
+                ("layer", "r1.xyzw, t3", "r1.xyzx, t3"),
+                ("cube gradient", "r3.xyzx\nret", "r3.xzyx\nret"),
+            ],
+        ),
+        (
+            Isa::Visa,
+            approximated(Isa::Visa)[4].clone(),
+            vec![
+                ("reference", "V0045.0 V0040.0", "V0045.0 V0041.0"),
+                ("layer", "V0057.0", "V0058.0"),
+            ],
+        ),
+    ];
+    for (from, src, mutations) in cases {
+        let t = translate_to(from, Isa::Nvidia, &src, GradPolicy::Approx).unwrap();
+        let text = String::from_utf8(t.output.clone()).unwrap();
+        assert!(agrees_up_to_lod(from, &src, &t, &text));
+        for (what, a, b) in mutations {
+            let other = src.replacen(a, b, 1);
+            assert_ne!(other, src, "{what}");
+            assert!(
+                !agrees_up_to_lod(from, &other, &t, &text),
+                "{what} not told apart: {other}"
+            );
+        }
+    }
+}
+
+/// The refusals: DX has no compare with gradients under any policy (and says why `--grad
+/// approx` cannot help), no compare with a bias or a LOD other than the constant 0 (which
+/// becomes sample_c_lz); `--grad error` refuses NVIDIA's emulations and approximations alike.
+#[test]
+fn refusals() {
+    let mut out = String::new();
+    let visa = approximated(Isa::Visa);
+    for grad in [GradPolicy::Exact, GradPolicy::Approx, GradPolicy::Error] {
+        for src in [&visa[2], &visa[3]] {
+            let e = translate_to(Isa::Visa, Isa::Dxbc, src, grad)
+                .expect_err("DX has no compare with gradients");
+            let text = e.to_string();
+            assert!(text.contains("SampleCmpGrad"), "{text}");
+            assert!(text.contains("--grad approx cannot help"), "{text}");
+            let _ = writeln!(
+                out,
+                "==== vISA -> DX, --grad {}: {}\nerror: {text}\n",
+                grad.name(),
+                instruction_line(src)
+            );
+        }
+    }
+    for from in [Isa::Dxbc, Isa::Visa] {
+        for src in approximated(from) {
+            let e = translate_to(from, Isa::Nvidia, &src, GradPolicy::Error)
+                .expect_err("--grad error takes native forms only");
+            let text = e.to_string();
+            assert!(text.contains("--grad error"), "{text}");
+            let _ = writeln!(
+                out,
+                "==== {} -> NVIDIA, --grad error: {}\nerror: {text}\n",
+                from.name(),
+                instruction_line(&src)
+            );
+        }
+    }
+    // Compare with a bias or an explicit LOD into DX.
+    let compare_lod = [
+        (Isa::Nvidia, "TEX.LB.DC R0, R4, R6, 0x6e, 2D, 0x1 ;\n"),
+        (Isa::Nvidia, "TEX.LL.DC R0, R4, R6, 0x6e, 2D, 0x1 ;\n"),
+        (
+            Isa::Nvidia,
+            "MOV32I R6, 0x3f800000 ;\nTEX.LL.DC R0, R4, R6, 0x6e, 2D, 0x1 ;\n",
+        ),
+        (
+            Isa::Visa,
+            "sample_b_c.R (M1, 16)  0x0:uw S0 T6 V0040.0 V0045.0 V0046.0 V0043.0 V0044.0\n",
+        ),
+        (
+            Isa::Visa,
+            "sample_l_c.R (M1, 16)  0x0:uw S0 T6 V0040.0 V0045.0 V0046.0 V0043.0 V0044.0\n",
+        ),
+    ];
+    for (from, src) in compare_lod {
+        for grad in [GradPolicy::Exact, GradPolicy::Approx] {
+            let e = translate_to(from, Isa::Dxbc, src, grad).expect_err("no SM5 form");
+            let text = e.to_string();
+            assert!(
+                text.contains("SampleCmpBias") || text.contains("SampleCmpLevel"),
+                "{text}"
+            );
+            if grad == GradPolicy::Exact {
+                let _ = writeln!(
+                    out,
+                    "==== {} -> DX: {}\nerror: {text}\n",
+                    from.name(),
+                    src.trim_end().replace('\n', " / ")
+                );
+            }
+        }
+    }
+    snap("grad_approx_refusals", out);
+}
+
+/// A compare at the constant LOD 0 (NVIDIA `RZ`, `MOV32I 0x0`, `-0.0`) is DX's sample_c_lz,
+/// and the check agrees with it.
+#[test]
+fn compare_at_constant_lod_zero_is_sample_c_lz() {
+    // Listing lines with their encodings (ptxas's form: the moves are read back as ALU
+    // instructions, which `Codec::constants` steps through).
+    let tex = "        /*0010*/                   TEX.LL.DC R0, R4, R6, 0x6e, 2D, 0x1 ;  /* 0xc1bc06e000670400 */\n";
+    let line = |text: &str, word: u64| {
+        format!("        /*0008*/                   {text} ;  /* {word:#018x} */\n{tex}")
+    };
+    for src in [
+        "TEX.LL.DC R0, R4, RZ, 0x6e, 2D, 0x1 ;\n".to_string(),
+        line("MOV32I R6, 0x0", 0x0100_0000_0007_f006),
+        line("MOV32I R6, 0x80000000", 0x0108_0000_0007_f006),
+        line("MOV R6, RZ", 0x5c98_0780_0ff7_0006),
+    ] {
+        let o = options(Isa::Nvidia, Isa::Dxbc, GradPolicy::Exact);
+        let t = translate::translate(src.as_bytes(), &o).unwrap_or_else(|e| panic!("{src}: {e}"));
+        let text = String::from_utf8(t.output.clone()).unwrap();
+        assert!(text.contains("sample_c_lz"), "{text}");
+        let c = translate::check(src.as_bytes(), &t, &o, 3).unwrap();
+        assert!(c.agrees(), "{c}");
+    }
+    // Any other constant is a LOD SM5 cannot compare at.
+    let one = line("MOV32I R6, 0x3f800000", 0x0103_f800_0007_f006);
+    let e = translate::translate(
+        one.as_bytes(),
+        &options(Isa::Nvidia, Isa::Dxbc, GradPolicy::Exact),
+    )
+    .expect_err("LOD 1.0");
+    assert!(e.to_string().contains("SampleCmpLevel"), "{e}");
+}
+
+fn temp(i: u32, sub: u32) -> Scalar {
+    Scalar::Reg(Reg {
+        file: RegFile::Temp,
+        index: i,
+        sub,
+    })
+}
+
+/// DX and vISA never approximate: their backends refuse the LOD arithmetic with a typed error
+/// naming the op (an NVIDIA approximation read back and translated onwards).
+#[test]
+fn dx_and_visa_refuse_the_lod_ops() {
+    for isa in [Isa::Dxbc, Isa::Visa] {
+        for (op, srcs) in [(AluOp::FFma, 3), (AluOp::FLog2, 1), (AluOp::FSetGeAbs, 2)] {
+            let mut p = Program::new(isa);
+            let base = if isa == Isa::Visa { 32 } else { 1 };
+            for i in base..base + 4 {
+                let name = format!("V{i}");
+                p.variables.insert(
+                    name.clone(),
+                    Variable {
+                        name,
+                        ty: "f".into(),
+                        num_elts: 16,
+                    },
+                );
+            }
+            p.items.push(Item::Alu(Box::new(AluInstr {
+                op,
+                dst: temp(base, 0),
+                srcs: (0..srcs).map(|k| temp(base + 1 + k, 0)).collect(),
+                pred: None,
+                exec: None,
+                span: Span::default(),
+                origin: Default::default(),
+            })));
+            let e = codec(isa)
+                .emit(&p, &EmitOptions::default())
+                .expect_err("refused");
+            assert!(matches!(e, texlate::Error::Unsupported(_)), "{e:?}");
+            let text = e.to_string();
+            assert!(text.contains(&op.to_string()), "{text}");
+            assert!(text.contains("gradient approximation"), "{text}");
+        }
+    }
+}
+
+// ---- Command line ----
+
+fn texlate(args: &[&str], stdin: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_texlate"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn cli_grad_approx_and_error() {
+    let src = format!(
+        "{DX_HEAD}sample_d r0.xyzw, r1.xyzx, t2.xyzw, s0, r2.xyzx, r3.xyzx\n\
+         sample_d r1.xyzw, r1.xyxx, t0.xyzw, s0, r2.xyxx, r3.xyxx\n\
+         sample_d r2.xyzw, r1.xyzx, t1.xyzw, s0, r2.xyzx, r3.xyzx\nret\n"
+    );
+    let base = ["--from", "dxbc", "--to", "nvidia"];
+    let args = |cmd: &str, extra: &[&'static str]| -> Vec<String> {
+        std::iter::once(cmd.to_string())
+            .chain(base.iter().map(|s| s.to_string()))
+            .chain(extra.iter().map(|s| s.to_string()))
+            .chain(["-".to_string()])
+            .collect()
+    };
+    let run = |a: Vec<String>| {
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        texlate(&refs, &src)
+    };
+    // approx: two approximated instructions (cube, 3D), the 2D one native (TXD).
+    let o = run(args("translate", &["--grad", "approx"]));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(text.matches("TEX.LL").count(), 2, "{text}");
+    assert_eq!(text.matches("TXD").count(), 1, "{text}");
+    // explain: the warnings after the instructions.
+    let o = run(args("explain", &["--grad", "approx"]));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(text.matches("warning: line ").count(), 2, "{text}");
+    assert!(
+        text.contains("rule   approx_grad_lod: approximated"),
+        "{text}"
+    );
+    // The Report in --json: one warning per approximated instruction, with its line.
+    let o = run(args("translate", &["--grad", "approx", "--json"]));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let warnings: Vec<&str> = json["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("line 9, column 1: approximated"),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[1].starts_with("line 11, column 1: approximated"),
+        "{warnings:?}"
+    );
+    let rules = json["instructions"][0]["rules"].to_string();
+    assert!(rules.contains("approx_grad_lod"), "{rules}");
+    // check: agrees up to the LOD, exit 0 under approx.
+    let o = run(args("check", &["--grad", "approx"]));
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("agree up to the LOD (2 approximated)"),
+        "{out}"
+    );
+    // error: refused, naming the instruction's line and the policy.
+    let o = run(args("translate", &["--grad", "error"]));
+    assert!(!o.status.success());
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("--grad error takes native forms only"),
+        "{err}"
+    );
+    assert!(err.contains("<stdin>:9:1") || err.contains(":9:1"), "{err}");
+    let o = run(args("translate", &["--grad", "error", "--json"]));
+    assert!(!o.status.success());
+    let diag: serde_json::Value = serde_json::from_slice(&o.stderr)
+        .or_else(|_| serde_json::from_slice(&o.stdout))
+        .unwrap();
+    assert!(diag.to_string().contains("--grad error"), "{diag}");
+    // exact (the default): the quad emulation, no warning about approximations.
+    let o = run(args("translate", &[]));
+    assert!(o.status.success());
+    assert!(String::from_utf8(o.stdout).unwrap().contains("SAM"));
+    assert!(!String::from_utf8(o.stderr)
+        .unwrap()
+        .contains("approximated"));
+}
