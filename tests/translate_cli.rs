@@ -352,3 +352,30 @@ fn nvidia_alu_immediates_go_through_mov32i() {
     ]);
     assert!(o.status.success(), "{}", stdout(&o));
 }
+
+/// `check` between programs of one ISA: the identity translation re-encodes as read, so every
+/// register is itself (the register map, empty here, is not consulted) and the checked
+/// fixtures of each ISA agree with themselves, every texture instruction compared.
+#[test]
+fn check_of_an_identity_translation_agrees() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    for (isa, file) in [
+        ("dxbc", "tests/cases/dxbc/every_op.asm"),
+        ("visa", "tests/cases/visa/all_ops.visaasm"),
+        ("nvidia", "tests/cases/translate/nvidia.txt"),
+    ] {
+        let path = format!("{root}/{file}");
+        let o = texlate(&["check", "--from", isa, "--to", isa, &path]);
+        let out = stdout(&o);
+        assert!(o.status.success(), "{isa}: {}{}", out, stderr(&o));
+        assert!(!out.contains("disagree"), "{isa}: {out}");
+        let agree = out.lines().filter(|l| l.ends_with(": agree")).count();
+        assert!(agree > 10, "{isa}: only {agree} requests compared:\n{out}");
+        let compared: usize = out
+            .lines()
+            .find_map(|l| l.strip_prefix("registers compared: "))
+            .and_then(|n| n.trim().parse().ok())
+            .expect("a register count");
+        assert!(compared > 0, "{isa}: no register compared");
+    }
+}
