@@ -450,6 +450,49 @@ fn compare_at_constant_lod_zero_is_sample_c_lz() {
     assert!(e.to_string().contains("SampleCmpLevel"), "{e}");
 }
 
+/// vISA: a LOD variable the kernel set to 0.0 (`mov (M1, 16) V(0,0)<1> 0x0:f`, as IGC passes a
+/// constant LOD) folds, so sample_l_c at LOD 0 is DX's sample_c_lz; 1.0, a narrower move or
+/// a later write to the variable leave a LOD register, which DX cannot compare at.
+#[test]
+fn visa_compare_at_constant_lod_zero_is_sample_c_lz() {
+    let kernel = |mov: &str, between: &str| {
+        let mut k = String::new();
+        for v in [40, 43, 44, 45, 46] {
+            k.push_str(&format!(
+                ".decl V{v:04} v_type=G type=f num_elts=16 align=hword\n"
+            ));
+        }
+        k.push_str(".decl T6 v_type=T num_elts=1\n.decl S0 v_type=S num_elts=1\n");
+        k.push_str(mov);
+        k.push_str(between);
+        k.push_str("sample_l_c.R (M1, 16)  0x0:uw S0 T6 V0040.0 V0045.0 V0046.0 V0043.0 V0044.0\n");
+        k
+    };
+    let o = options(Isa::Visa, Isa::Dxbc, GradPolicy::Exact);
+    for zero in ["0x0:f", "0x80000000:f"] {
+        let src = kernel(&format!("mov (M1, 16) V0046(0,0)<1> {zero}\n"), "");
+        let t = translate::translate(src.as_bytes(), &o).unwrap_or_else(|e| panic!("{src}: {e}"));
+        let text = String::from_utf8(t.output.clone()).unwrap();
+        assert!(text.contains("sample_c_lz"), "{text}");
+        for seed in 1..=3 {
+            let c = translate::check(src.as_bytes(), &t, &o, seed).unwrap();
+            assert!(c.agrees(), "{c}");
+        }
+    }
+    for (mov, between) in [
+        ("mov (M1, 16) V0046(0,0)<1> 0x3f800000:f\n", ""),
+        ("mov (M1, 8) V0046(0,0)<1> 0x0:f\n", ""),
+        (
+            "mov (M1, 16) V0046(0,0)<1> 0x0:f\n",
+            "mov (M1, 16) V0046(0,0)<1> V0043(0,0)<1;1,0>\n",
+        ),
+    ] {
+        let src = kernel(mov, between);
+        let e = translate::translate(src.as_bytes(), &o).expect_err("not LOD 0");
+        assert!(e.to_string().contains("SampleCmpLevel"), "{src}: {e}");
+    }
+}
+
 fn temp(i: u32, sub: u32) -> Scalar {
     Scalar::Reg(Reg {
         file: RegFile::Temp,
