@@ -1780,3 +1780,128 @@ pub fn compare_identity(
 ) -> Result<CheckReport, Error> {
     compare_with(isa, program, isa, program, bindings, &|r| Some(r), seed)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(x: f32) -> Value {
+        Value::Bits(x.to_bits())
+    }
+
+    fn grad(dim: Dim, c: &[f32], dx: &[f32], dy: &[f32]) -> Request {
+        let mut r = Request::new(ReqOp::Sample, ResourceId::Row(0));
+        r.dim = Some(Dimension::Known {
+            dim,
+            arrayed: false,
+            multisampled: false,
+        });
+        r.coords = c.iter().map(|x| f(*x)).collect();
+        r.lod = LodReq::Grad {
+            dx: dx.iter().map(|x| f(*x)).collect(),
+            dy: dy.iter().map(|x| f(*x)).collect(),
+        };
+        r
+    }
+
+    /// The isotropic rule on values worked by hand (D3D11.3 §7.18.11).
+    #[test]
+    fn isotropic_lod_by_hand() {
+        // One texel per pixel on a 256-wide 2D texture: LOD 0; four texels along y of a
+        // 64-high one: LOD 2 (the longer vector wins).
+        let r = grad(
+            Dim::D2,
+            &[0.5, 0.5],
+            &[1.0 / 256.0, 0.0],
+            &[0.0, 4.0 / 64.0],
+        );
+        assert_eq!(isotropic_lod(&r, [256, 64, 16]), Some(2.0));
+        // 3D: the x vector (3, 4, 0) texels is 5 long: log2 5.
+        let r = grad(
+            Dim::D3,
+            &[0.0; 3],
+            &[3.0 / 256.0, 4.0 / 64.0, 0.0],
+            &[0.0, 0.0, 1.0 / 16.0],
+        );
+        let lod = isotropic_lod(&r, [256, 64, 16]).unwrap();
+        assert!((lod - 5f64.log2()).abs() < 1e-12, "{lod}");
+        // Cube, +z face centre (major axis z, |c_z| = 2): the face coordinate x/2 spans
+        // [-1, 1] over 128 texels, so d(x)/dx = 0.25 is 0.25 / 2 · 128 / 2 = 8 texels: LOD 3.
+        // The z gradient moves along the major axis and adds nothing at the centre.
+        let r = grad(
+            Dim::Cube,
+            &[0.0, 0.0, 2.0],
+            &[0.25, 0.0, 5.0],
+            &[0.0, 0.0, 1.0],
+        );
+        let lod = isotropic_lod(&r, [128, 0, 0]).unwrap();
+        assert!((lod - 3.0).abs() < 1e-12, "{lod}");
+        // Off centre the quotient rule applies: at (1, 0, 2) a z step of 1 moves the face
+        // coordinate x/z by -1/4: 0.25 · 64 = 16 texels along y's vector: LOD 4.
+        let r = grad(Dim::Cube, &[1.0, 0.0, 2.0], &[0.0; 3], &[0.0, 0.0, 1.0]);
+        let lod = isotropic_lod(&r, [128, 0, 0]).unwrap();
+        assert!((lod - 4.0).abs() < 1e-12, "{lod}");
+        // Ties go to z: at (2, 1, 2) an x step of 0.25 is 0.25 / 2 · 64 = 8 texels on the z
+        // face (LOD 3); on the x face it would be |(0, -1/8, -1/4)| / 2 · 64 ≈ 8.94.
+        let r = grad(Dim::Cube, &[2.0, 1.0, 2.0], &[0.25, 0.0, 0.0], &[0.0; 3]);
+        let lod = isotropic_lod(&r, [128, 0, 0]).unwrap();
+        assert!((lod - 3.0).abs() < 1e-12, "{lod}");
+    }
+
+    /// A size query set aside: the pair compares everything but the LOD, and the LOD with the
+    /// rule; a target LOD off by more than 1/256 is a difference.
+    #[test]
+    fn approximated_lod_is_compared_with_the_rule() {
+        let s = grad(
+            Dim::D2,
+            &[0.5, 0.5],
+            &[1.0 / 256.0, 0.0],
+            &[0.0, 4.0 / 64.0],
+        );
+        // The size query's unsigned results, converted to float.
+        let size = |c: u8| {
+            Value::apply(
+                ValueOp::U32ToF32,
+                vec![Value::Result {
+                    request: AUX_REQUEST,
+                    channel: c,
+                }],
+            )
+        };
+        // 0.5 · log2(max((dx0 · w)², (dy1 · h)²)), as the target computes it.
+        let texels = |g: f32, c: u8| Value::apply(ValueOp::FMul, vec![f(g), size(c)]);
+        let sq = |v: Value| Value::apply(ValueOp::FMul, vec![v.clone(), v]);
+        let m = Value::apply(
+            ValueOp::FMax,
+            vec![sq(texels(1.0 / 256.0, 0)), sq(texels(4.0 / 64.0, 1))],
+        );
+        let lod = Value::apply(
+            ValueOp::FMul,
+            vec![Value::apply(ValueOp::FLog2, vec![m]), f(0.5)],
+        );
+        let mut t = s.clone();
+        t.lod = LodReq::Level(lod.clone());
+        let l = approximated_lod(&s, &t).unwrap();
+        assert!(l.agrees, "{l:?}");
+        assert!(diff_requests(&s, &t, true).is_empty());
+        // The width read for the height.
+        let wrong = Value::apply(
+            ValueOp::FMul,
+            vec![
+                Value::apply(
+                    ValueOp::FLog2,
+                    vec![Value::apply(
+                        ValueOp::FMax,
+                        vec![sq(texels(1.0 / 256.0, 0)), sq(texels(4.0 / 64.0, 0))],
+                    )],
+                ),
+                f(0.5),
+            ],
+        );
+        t.lod = LodReq::Level(wrong);
+        assert!(!approximated_lod(&s, &t).unwrap().agrees);
+        // A plain explicit LOD (no size query) is not an approximation.
+        t.lod = LodReq::Level(f(2.0));
+        assert!(approximated_lod(&s, &t).is_none());
+    }
+}
