@@ -14,6 +14,8 @@
 use std::fmt::Write as _;
 use std::process::Command;
 
+mod support;
+
 use texlate::ir::{AluInstr, AluOp, Isa, Item, Program, Reg, RegFile, Scalar, Span, Variable};
 use texlate::isa::{codec, EmitOptions};
 use texlate::translate::{self, GradPolicy, Options, Translation};
@@ -69,6 +71,7 @@ fn approximated(from: Isa) -> Vec<String> {
             "sample_d_c.RGBA (M1, 16)  0x0:uw S0 T6 V0045.0 V0040.0 V0043.0 V0047.0 V0044.0 V0048.0 V0049.0 V0050.0",
             "sample_d_c.R (M1, 16)  0x0:uw S0 T8 V0045.0 V0040.0 V0043.0 V0047.0 V0044.0 V0048.0 V0049.0 V0050.0 V0051.0 V0052.0 V0053.0",
             "sample_d_c.R (M1, 16)  0x0:uw S0 T11 V0045.0 V0040.0 V0043.0 V0047.0 V0044.0 V0048.0 V0049.0 V0050.0 V0057.0",
+            "sample_d_c.R (M1, 16)  0x0:uw S0 T10 V0045.0 V0040.0 V0043.0 V0047.0 V0044.0 V0048.0 V0049.0 V0050.0 V0051.0 V0052.0 V0053.0 V0058.0",
         ]
         .iter()
         .map(|l| format!("{l}\n"))
@@ -179,6 +182,35 @@ fn every_approximation_agrees_up_to_the_lod() {
             }
         }
     }
+}
+
+/// Opt-in oracle: nvdisasm prints every approximation's word stream exactly as texlate's
+/// listing does (address, text, word), control words and all.
+#[test]
+#[ignore = "needs the NVIDIA oracle (shared/oracles/nvidia/setup.sh --slim)"]
+fn approximation_oracle() {
+    let Some(env) = support::nvidia_oracle() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("texlate-approx-oracle-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let c = codec(Isa::Nvidia);
+    let (mut programs, mut lines) = (0, 0);
+    for from in [Isa::Dxbc, Isa::Visa] {
+        for (k, src) in approximated(from).into_iter().enumerate() {
+            let t = translate_to(from, Isa::Nvidia, &src, GradPolicy::Approx).unwrap();
+            let bin = dir.join(format!("{}_{k}.bin", from.name()));
+            std::fs::write(&bin, c.encode_binary(&t.program).unwrap()).unwrap();
+            let theirs = support::nvdisasm_sm50(&env, &bin)
+                .unwrap_or_else(|e| panic!("nvdisasm refused {src}: {e}"));
+            let ours = support::nvidia_instruction_lines(&String::from_utf8(t.output).unwrap());
+            assert_eq!(ours, support::nvidia_instruction_lines(&theirs), "{src}");
+            programs += 1;
+            lines += ours.len();
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    println!("nvdisasm prints {programs} approximations as texlate does ({lines} instructions)");
 }
 
 /// The check on `listing` (the translation's text, perhaps mutated) against `src`, seeds 1..=6:
@@ -700,7 +732,7 @@ fn visa_target_takes_sample_d_natively() {
 #[test]
 #[ignore = "needs GenX_IR (shared/oracles/intel/setup.sh)"]
 fn visa_sample_d_oracle() {
-    let Some(assemble) = support_visa_assemble() else {
+    let Some(assemble) = support::visa_assemble() else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("texlate-visa-grad-{}", std::process::id()));
@@ -733,19 +765,4 @@ fn visa_sample_d_oracle() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     println!("GenX_IR accepted {accepted} vISA sample_d kernels (SKL, TGLLP), {sends} SIMD8 sends");
-}
-
-/// `../shared/oracles/intel/visa-assemble`, when GenX_IR is installed.
-fn support_visa_assemble() -> Option<std::path::PathBuf> {
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/oracles/intel/visa-assemble");
-    let genx = Command::new("sh")
-        .args(["-c", "command -v GenX_IR"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !script.exists() || !genx {
-        println!("SKIPPED: GenX_IR (../shared/oracles/intel/visa-assemble) is not installed");
-        return None;
-    }
-    Some(script)
 }
