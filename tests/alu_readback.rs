@@ -189,6 +189,10 @@ fn dxbc_reads_back_every_alu_op() {
         // TMML's fixed point.
         alu(AluOp::I16ToF32, r(6, 0), vec![r(1, 0)]),
         alu(AluOp::U16ToF32, r(6, 1), vec![r(1, 3)]),
+        // The gradient approximation's LOD arithmetic.
+        alu(AluOp::FFma, r(7, 0), vec![r(1, 0), r(2, 1), r(3, 2)]),
+        alu(AluOp::FLog2, r(7, 1), vec![r(7, 0)]),
+        alu(AluOp::FSetGeAbs, r(7, 2), vec![r(2, 3), r(7, 1)]),
     ];
     let _ = I32;
     let read = read_back(Isa::Dxbc, Program::new(Isa::Dxbc), list, true);
@@ -196,6 +200,22 @@ fn dxbc_reads_back_every_alu_op() {
     assert!(opaque_count(&read) > 0);
     let text = codec(Isa::Dxbc).print_text(&read).unwrap();
     near_miss(Isa::Dxbc, &text, "rcp r5.w", "rcp_sat r5.w");
+    near_miss(Isa::Dxbc, &text, "mad r7.x", "mad_sat r7.x");
+    near_miss(Isa::Dxbc, &text, "log r7.y, r7.x", "log r7.y, -r7.x");
+    sequence_miss(
+        Isa::Dxbc,
+        &text,
+        "ge r7.z, |r2.w|, r7.y",
+        "ge r7.z, r2.w, r7.y",
+        AluOp::FSetGeAbs,
+    );
+    sequence_miss(
+        Isa::Dxbc,
+        &text,
+        "and r7.z, r7.z, l(0x3f800000)",
+        "and r7.z, r7.z, l(0x3f800001)",
+        AluOp::FSetGeAbs,
+    );
     near_miss(Isa::Dxbc, &text, "mov r1.y, r2.w", "mov r1.y, -r2.w");
     near_miss(
         Isa::Dxbc,

@@ -185,6 +185,9 @@ pub enum ValueOp {
     FLog2,
     /// 1.0 when `a >= b` (f32), else 0.0 (NaN compares false).
     FSetGe,
+    /// `0xffffffff` when `a >= b` (f32), else 0 (DX `ge`); `and` with the bits of 1.0 reads
+    /// as [`ValueOp::FSetGe`].
+    FGeMask,
 }
 
 impl ValueOp {
@@ -290,6 +293,13 @@ impl ValueOp {
                 })
             }
             ValueOp::FSetGe => fb(if f(0) >= f(1) { 1.0 } else { 0.0 }),
+            ValueOp::FGeMask => {
+                if f(0) >= f(1) {
+                    u32::MAX
+                } else {
+                    0
+                }
+            }
         }
     }
 }
@@ -385,6 +395,14 @@ fn rewrite(op: ValueOp, args: Vec<Value>) -> Value {
                 }
             }
         }
+        // DX `ge` then `and` with 1.0 is NVIDIA's `FSET.BF`.
+        (
+            O::And,
+            [Value::Op {
+                op: O::FGeMask,
+                args: a,
+            }, Value::Bits(0x3f80_0000)],
+        ) => return Value::apply(O::FSetGe, a.clone()),
         (O::FMul, [x, Value::Bits(F32_1_256)]) if scaled_lod(x, F32_256).is_some() => {
             if let Value::Op { args: inner, .. } = x {
                 return inner[0].clone();
