@@ -288,6 +288,7 @@ fn approximations(from: Isa) -> Option<Vec<(String, translate::Translation, Opti
         o.bindings = bindings;
         o.read = ReadOptions {
             igc_compatible: true,
+            ..ReadOptions::default()
         };
         o.grad = translate::GradPolicy::Approx;
         // Refusals are the main corpus test's concern.

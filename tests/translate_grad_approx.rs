@@ -716,6 +716,9 @@ fn cli_grad_approx_and_error() {
     let text = String::from_utf8(o.stdout).unwrap();
     assert_eq!(text.matches("TEX.LL").count(), 2, "{text}");
     assert_eq!(text.matches("TXD").count(), 1, "{text}");
+    // The Report's warnings on standard error, one per approximated instruction.
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(stderr.matches("approximated").count(), 2, "{stderr}");
     // explain: the warnings after the instructions.
     let o = run(args("explain", &["--grad", "approx"]));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
