@@ -1351,8 +1351,8 @@ pub fn quad_gradients_agree(s: &Request, t: &Request) -> bool {
 }
 
 /// Request ids of the target's size queries that only feed an approximated LOD
-/// ([`auxiliary_queries`]) are renumbered from here, apart from the paired requests.
-pub const AUX_REQUEST: usize = 1 << 40;
+/// (`auxiliary_queries`) are renumbered from here, apart from the paired requests.
+pub const AUX_REQUEST: usize = 1 << 30;
 
 /// The largest difference between an approximated LOD and the isotropic rule that still
 /// agrees: 1/256, the LOD's resolution in the sampler (8 fractional bits, as NVIDIA TMML
