@@ -60,6 +60,9 @@ impl Display for AluOp {
             AluOp::MovLanes => "mov_lanes",
             AluOp::InsertField => "insert_field",
             AluOp::ExtractFieldSigned => "extract_field_signed",
+            AluOp::FFma => "ffma",
+            AluOp::FLog2 => "flog2",
+            AluOp::FSetGeAbs => "fset_ge_abs",
         })
     }
 }

@@ -177,6 +177,9 @@ fn alu_op(name: &str) -> Option<AluOp> {
         "mov_lanes" => AluOp::MovLanes,
         "insert_field" => AluOp::InsertField,
         "extract_field_signed" => AluOp::ExtractFieldSigned,
+        "ffma" => AluOp::FFma,
+        "flog2" => AluOp::FLog2,
+        "fset_ge_abs" => AluOp::FSetGeAbs,
         _ => return None,
     })
 }

@@ -230,13 +230,15 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
                     let Offset::Dynamic(v) = &mut t.offset else {
                         unreachable!("matched above")
                     };
-                    let mut k = 0;
-                    for s in v.iter_mut().filter(|s| matches!(s, Scalar::Imm(_))) {
-                        let dst = virtual_reg(var, k);
-                        ctx.virtual_types.insert((var, k), ty);
+                    for (k, s) in v
+                        .iter_mut()
+                        .filter(|s| matches!(s, Scalar::Imm(_)))
+                        .enumerate()
+                    {
+                        let dst = virtual_reg(var, k as u32);
+                        ctx.virtual_types.insert((var, k as u32), ty);
                         before.push(ctx.alu(AluOp::Mov, dst, vec![*s], t.span));
                         *s = dst;
-                        k += 1;
                     }
                     ctx.virtual_layouts
                         .insert(var, GroupLayout::Consecutive { align: 1 });

@@ -72,6 +72,7 @@ fn alu_types(op: AluOp) -> (Option<ScalarType>, Option<ScalarType>) {
         | AluOp::MovLanes => (None, None),
         AluOp::InsertField => (Some(U32), Some(U32)),
         AluOp::ExtractFieldSigned => (Some(U32), Some(I32)),
+        AluOp::FFma | AluOp::FLog2 | AluOp::FSetGeAbs => (Some(F32), Some(F32)),
     }
 }
 

@@ -477,6 +477,9 @@ pub fn lift(word: u64, text: Option<&str>) -> Option<AluInstr> {
             "MovLanes" => AluOp::MovLanes,
             "InsertField" => AluOp::InsertField,
             "ExtractFieldSigned" => AluOp::ExtractFieldSigned,
+            "FFma" => AluOp::FFma,
+            "FLog2" => AluOp::FLog2,
+            "FSetGeAbs" => AluOp::FSetGeAbs,
             _ => continue,
         };
         let has_dst = tpl.operands.iter().any(|(_, o)| o == "dst");
