@@ -157,7 +157,7 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
             t.span,
             NAME,
             format!(
-                "load_mcs dropped ({} move(s) of its result with it): its result is read only as MCS words of load_2dms_w, which the target reads itself",
+                "load_mcs dropped ({} move(s) of its result with it): no translated instruction reads its result but as MCS words of load_2dms_w, which the target reads itself",
                 moves.len()
             ),
         );
