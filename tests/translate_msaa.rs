@@ -41,6 +41,13 @@ dim = "2d"
 visa = { texture = "T8" }
 "#;
 
+/// NVIDIA's TXQ carries no dimension: the bindings of the NVIDIA sample-count cases.
+const NV_BINDINGS: &str = r#"
+[[binding]]
+dim = "2d_ms"
+nvidia = { texture = "0x4" }
+"#;
+
 const IGC_2D: &str = include_str!("cases/visa/msaa/ldms_2d.skl.visaasm");
 const IGC_2DARR: &str = include_str!("cases/visa/msaa/ldms_2darr.skl.visaasm");
 
@@ -74,8 +81,10 @@ load_2dms_w.RGBA (M1, 16)  0x0:uw T6 V0032.0 V0034.0 V0035.0 V0035.64 V0033.0 V0
 
 fn options(from: Isa, to: Isa) -> Options {
     let mut o = Options::new(from, to);
-    if from == Isa::Visa {
-        o.bindings = Some(("bindings".into(), VISA_BINDINGS.into()));
+    match from {
+        Isa::Visa => o.bindings = Some(("bindings".into(), VISA_BINDINGS.into())),
+        Isa::Nvidia => o.bindings = Some(("bindings".into(), NV_BINDINGS.into())),
+        Isa::Dxbc => {}
     }
     o
 }
@@ -225,6 +234,65 @@ visa = { texture = "T6" }
         );
     }
     snap("msaa_from_visa", out);
+}
+
+#[test]
+fn sample_counts() {
+    let mut out = String::new();
+    for to in [Isa::Nvidia, Isa::Visa] {
+        case(
+            &mut out,
+            "sampleinfo_uint",
+            &dx("sampleinfo_uint r0.x, t4.x"),
+            Isa::Dxbc,
+            to,
+        );
+        case(
+            &mut out,
+            "sampleinfo (float)",
+            &dx("sampleinfo r1.y, t4.x"),
+            Isa::Dxbc,
+            to,
+        );
+    }
+    let txq = "TXQ R0, RZ, TEX_HEADER_TEXTURE_TYPE, 0x4, 0x4\n";
+    for to in [Isa::Dxbc, Isa::Visa] {
+        case(&mut out, "TXQ TEXTURE_TYPE z", txq, Isa::Nvidia, to);
+    }
+    let visa = format!("{VISA_SURFACES}.decl V0052 v_type=G type=ud num_elts=16 align=hword\nsampleinfo.R (M1_NM, 8)  T6 V0052.0\n");
+    for to in [Isa::Dxbc, Isa::Nvidia] {
+        case(&mut out, "sampleinfo.R", &visa, Isa::Visa, to);
+    }
+    snap("msaa_sample_counts", out);
+}
+
+#[test]
+fn the_check_catches_a_wrong_sample_count_query() {
+    let src = dx("sampleinfo_uint r0.x, t4.x");
+    let o = options(Isa::Dxbc, Isa::Nvidia);
+    let t = translate::translate(src.as_bytes(), &o).unwrap();
+    let good = String::from_utf8(t.output.clone()).unwrap();
+    assert!(check_text(Isa::Dxbc, &src, Isa::Nvidia, &good, &t).agrees());
+    let line = good.lines().find(|l| l.contains("TXQ")).unwrap();
+    let txq = line
+        .split("*/")
+        .nth(1)
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .trim();
+    for (what, to) in [
+        ("the x component", txq.replace("0x4, 0x4", "0x4, 0x1")),
+        (
+            "the size query",
+            txq.replace("TEX_HEADER_TEXTURE_TYPE", "TEX_HEADER_DIMENSION"),
+        ),
+        ("another texture", txq.replace("0x4, 0x4", "0x5, 0x4")),
+    ] {
+        let r = check_text(Isa::Dxbc, &src, Isa::Nvidia, &format!("{to}\n"), &t);
+        assert!(!r.agrees(), "{what}: the check agrees with {to}\n{r}");
+    }
 }
 
 #[test]
