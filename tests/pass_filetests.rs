@@ -310,7 +310,8 @@ fn run_case(case: &Case) -> Result<String, String> {
         let _ = writeln!(s, "; vtype %{v}.{e} {ty}");
     }
     for n in &ctx.notes {
-        let _ = writeln!(s, "; note {} line {}: {}", n.pass, n.span.line, n.detail);
+        let kind = if n.warning { "warning" } else { "note" };
+        let _ = writeln!(s, "; {kind} {} line {}: {}", n.pass, n.span.line, n.detail);
     }
     Ok(s)
 }

@@ -206,7 +206,7 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
                 }
                 if matches!(op, Operand::Dst(_)) {
                     if original != Scalar::Zero {
-                        after.push(ctx.alu(AluOp::Mov, original, vec![tmp], t.span));
+                        after.push(ctx.alu_after(&t, AluOp::Mov, original, vec![tmp]));
                         moved += 1;
                     }
                 } else {

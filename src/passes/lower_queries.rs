@@ -59,7 +59,7 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
                 let tmp = virtual_reg(v, c as u32);
                 ctx.virtual_types.insert((v, c as u32), ScalarType::U32);
                 t.dst[c] = Some(tmp);
-                after.push(guarded(ctx, &t, AluOp::U32ToF32, d, vec![tmp]));
+                after.push(ctx.alu_after(&t, AluOp::U32ToF32, d, vec![tmp]));
             }
         }
         t.result_type = Some(ScalarType::U32);
@@ -72,15 +72,6 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         out.extend(after);
         Ok(out)
     })
-}
-
-/// An ALU instruction after `t`, under `t`'s guard.
-fn guarded(ctx: &PassContext, t: &TexInstr, op: AluOp, dst: Scalar, srcs: Vec<Scalar>) -> Item {
-    let mut item = ctx.alu(op, dst, srcs, t.span);
-    if let Item::Alu(a) = &mut item {
-        a.pred = t.pred;
-    }
-    item
 }
 
 /// The f32 immediate `x`.
@@ -115,18 +106,12 @@ fn lod_query(mut t: Box<TexInstr>, ctx: &mut PassContext) -> Vec<Item> {
                 AluOp::I16ToF32
             };
             ctx.virtual_types.insert((v, c as u32), ScalarType::U32);
-            after.push(guarded(ctx, &t, convert, d, vec![tmp]));
-            after.push(guarded(
-                ctx,
-                &t,
-                AluOp::FMul,
-                d,
-                vec![d, f32_imm(1.0 / 256.0)],
-            ));
+            after.push(ctx.alu_after(&t, convert, d, vec![tmp]));
+            after.push(ctx.alu_after(&t, AluOp::FMul, d, vec![d, f32_imm(1.0 / 256.0)]));
         } else {
             ctx.virtual_types.insert((v, c as u32), ScalarType::F32);
-            after.push(guarded(ctx, &t, AluOp::FMul, d, vec![tmp, f32_imm(256.0)]));
-            after.push(guarded(ctx, &t, AluOp::F32ToI32, d, vec![d]));
+            after.push(ctx.alu_after(&t, AluOp::FMul, d, vec![tmp, f32_imm(256.0)]));
+            after.push(ctx.alu_after(&t, AluOp::F32ToI32, d, vec![d]));
         }
     }
     // The registers the query writes hold integers on a fixed-point target, floats otherwise.

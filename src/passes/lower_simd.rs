@@ -35,7 +35,7 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
         }
     }
     for (span, e) in dropped {
-        ctx.note(
+        ctx.warn(
             span,
             "lower_simd",
             format!(

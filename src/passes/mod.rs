@@ -50,6 +50,9 @@ pub struct Note {
     pub pass: &'static str,
     /// What it did.
     pub detail: String,
+    /// Whether the Report lists it as a warning: the translation is not exact here (something
+    /// the source asked for is dropped or approximated), though it is accepted.
+    pub warning: bool,
 }
 
 /// What the target can express, as the passes see it: its caps and its register vectors.
@@ -132,6 +135,18 @@ impl<'a> PassContext<'a> {
             span,
             pass,
             detail: detail.into(),
+            warning: false,
+        });
+    }
+
+    /// Records that `pass` did `detail` to the instruction read at `span`, losing or
+    /// approximating something the source asked for: the Report lists it as a warning.
+    pub fn warn(&mut self, span: Span, pass: &'static str, detail: impl Into<String>) {
+        self.notes.push(Note {
+            span,
+            pass,
+            detail: detail.into(),
+            warning: true,
         });
     }
 
@@ -195,6 +210,17 @@ impl<'a> PassContext<'a> {
             span,
             origin: crate::ir::Origin::SYNTHETIC,
         }))
+    }
+
+    /// An ALU instruction that moves or converts the results of `t` after it: it runs under
+    /// `t`'s guard, so that where the guard does not hold the destination keeps its value as
+    /// it does when the source's instruction does not run.
+    pub fn alu_after(&self, t: &TexInstr, op: AluOp, dst: Scalar, srcs: Vec<Scalar>) -> Item {
+        let mut item = self.alu(op, dst, srcs, t.span);
+        if let Item::Alu(a) = &mut item {
+            a.pred = t.pred;
+        }
+        item
     }
 }
 

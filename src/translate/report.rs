@@ -2,6 +2,7 @@
 //! (`--json`, schema in README): bindings and register map used, every emitted instruction
 //! with its source instruction and the rules applied, moves and temporaries, warnings.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use serde::Serialize;
@@ -108,6 +109,15 @@ fn location(span: Span) -> SourceLocation {
     }
 }
 
+/// The key [`location`] compares by: line and column for text, the byte offset for binaries.
+fn location_key(span: Span) -> (u32, u32, usize) {
+    if span.line > 0 {
+        (span.line, span.column, 0)
+    } else {
+        (0, 0, span.offset)
+    }
+}
+
 fn bindings_report(b: &Bindings) -> Vec<BindingReport> {
     b.rows
         .iter()
@@ -146,28 +156,37 @@ impl Report {
         stage: Option<Stage>,
     ) -> Report {
         let (from, to) = (source.isa, ir.isa);
-        let mut instructions: Vec<InstructionReport> = source
-            .tex_instrs()
-            .map(|t| InstructionReport {
+        // Notes and emitted items find their instruction by source location: one map each
+        // way keeps the Report linear in the program (a search per item was quadratic).
+        let mut rules: HashMap<(u32, u32, usize), Vec<String>> = HashMap::new();
+        for n in &ctx.notes {
+            rules
+                .entry(location_key(n.span))
+                .or_default()
+                .push(format!("{}: {}", n.pass, n.detail));
+        }
+        let mut index: HashMap<(u32, u32, usize), usize> = HashMap::new();
+        let mut instructions: Vec<InstructionReport> = Vec::new();
+        for t in source.tex_instrs() {
+            let key = location_key(t.span);
+            index.entry(key).or_insert(instructions.len());
+            let rules = rules.get(&key).cloned().unwrap_or_default();
+            instructions.push(InstructionReport {
                 source: location(t.span),
                 ir: t.to_string(),
                 emitted: Vec::new(),
-                rules: ctx
-                    .notes
-                    .iter()
-                    .filter(|n| n.span == t.span)
-                    .map(|n| format!("{}: {}", n.pass, n.detail))
-                    .collect(),
+                rules,
                 moves: 0,
-            })
-            .collect();
+            });
+        }
         for item in &ir.items {
             let (span, text, alu) = match item {
                 Item::Tex(t) => (t.span, t.to_string(), false),
                 Item::Alu(a) => (a.span, a.to_string(), true),
                 _ => continue,
             };
-            if let Some(r) = instructions.iter_mut().find(|r| r.source == location(span)) {
+            if let Some(&i) = index.get(&location_key(span)) {
+                let r = &mut instructions[i];
                 r.emitted.push(text);
                 r.moves += usize::from(alu);
             }
@@ -175,7 +194,7 @@ impl Report {
         let warnings = ctx
             .notes
             .iter()
-            .filter(|n| n.pass == "lower_simd" || n.detail.contains("dropped"))
+            .filter(|n| n.warning)
             .map(|n| format!("{}: {}", describe(n.span), n.detail))
             .collect();
         Report {
