@@ -153,7 +153,7 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         for &j in &moves {
             remove[j] = true;
         }
-        ctx.note(
+        ctx.warn(
             t.span,
             NAME,
             format!(
@@ -171,7 +171,7 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
             Item::Tex(mut t) if drops_mcs(&t, ctx) => {
                 let words: Vec<String> = t.mcs.iter().map(|s| s.to_string()).collect();
                 t.mcs.clear();
-                ctx.note(
+                ctx.warn(
                     t.span,
                     NAME,
                     format!(
