@@ -95,11 +95,6 @@ fn dx(line: &str) -> String {
 
 /// One snapshot case: the output (without the source's comments), the Report's warnings
 /// (also in `--json`), and the check's verdict with its warnings; or the refusal.
-fn case(out: &mut String, title: &str, src: &str, from: Isa, to: Isa) {
-    case_with(out, title, src, options(from, to));
-}
-
-/// [`case`] with these options.
 fn case_with(out: &mut String, title: &str, src: &str, o: Options) {
     let (from, to) = (o.from, o.to);
     let _ = writeln!(out, "==== {title} ({} -> {})", from.name(), to.name());
@@ -146,124 +141,156 @@ fn snap(name: &str, value: String) {
     });
 }
 
+/// One case: its title, source text and options.
+type Case = (String, String, Options);
+
+/// The cases of one snapshot group (`to_visa`, `from_visa`, `sample_counts`, `refusals`), in
+/// snapshot order; the oracle tier runs them all.
+fn cases(group: &str) -> Vec<Case> {
+    let c =
+        |title: &str, src: String, from: Isa, to: Isa| (title.to_string(), src, options(from, to));
+    let mut out = Vec::new();
+    match group {
+        "to_visa" => {
+            for (title, src, from) in [
+                (
+                    "ldms 2dms",
+                    dx("ldms r0.xyzw, r1.xyzw, t4.xyzw, r2.x"),
+                    Isa::Dxbc,
+                ),
+                (
+                    "ldms 2dms array",
+                    dx("ldms r0.xyzw, r1.xyzw, t5.xyzw, r2.x"),
+                    Isa::Dxbc,
+                ),
+                (
+                    "ldms one channel",
+                    dx("ldms r0.y, r1.yxzw, t4.yxzw, r2.z"),
+                    Isa::Dxbc,
+                ),
+                (
+                    "TLD.LZ.MS 2D",
+                    "TLD.LZ.MS R0, R4, R6, 0x6e, 2D, 0xf\n".into(),
+                    Isa::Nvidia,
+                ),
+                (
+                    "TLD.LZ.MS ARRAY_2D",
+                    "TLD.LZ.MS R0, R4, R8, 0x6e, ARRAY_2D, 0x3\n".into(),
+                    Isa::Nvidia,
+                ),
+            ] {
+                out.push(c(title, src, from, Isa::Visa));
+            }
+        }
+        "from_visa" => {
+            let single = |l: &str| {
+                let decls: String = VISA_DWORD_FORM
+                    .lines()
+                    .take(4)
+                    .map(|d| format!("{d}\n"))
+                    .collect();
+                format!("{VISA_SURFACES}{decls}{l}\n")
+            };
+            let sources = [
+                ("IGC SKL kernel, image2d_msaa_t", IGC_2D.to_string()),
+                ("texlate's SKL form read back", format!("{VISA_SURFACES}{VISA_DWORD_FORM}")),
+                ("ICL+ form, four 16-bit MCS words", format!("{VISA_SURFACES}{VISA_WORD_FORM}")),
+                (
+                    "load_2dms_w alone (MCS words of unknown origin)",
+                    single("load_2dms_w.RGBA (M1, 16)  0x0:uw T6 V0032.0 V0034.0 V0035.0 V0035.64 V0033.0 V0033.64"),
+                ),
+                (
+                    "load_mcs alone (its result unused)",
+                    single("load_mcs.RG (M1, 16)  0x0:uw T6 V0035.0 V0033.0 V0033.64"),
+                ),
+                (
+                    "load_mcs read as a coordinate",
+                    format!("{VISA_SURFACES}{VISA_DWORD_FORM}load_lz.RGBA (M1, 16)  0x0:uw T8 V0032.0 V0035.0 V0035.64\n"),
+                ),
+            ];
+            // IGC's array kernel reads its image2d_array_msaa_t as T6 too.
+            let array = "[[binding]]\ndim = \"2d_ms_array\"\nvisa = { texture = \"T6\" }\n";
+            for to in [Isa::Dxbc, Isa::Nvidia] {
+                for (title, src) in &sources {
+                    out.push(c(title, src.clone(), Isa::Visa, to));
+                }
+                let mut o = Options::new(Isa::Visa, to);
+                o.bindings = Some(("bindings".into(), array.into()));
+                out.push((
+                    "IGC SKL kernel, image2d_array_msaa_t".into(),
+                    IGC_2DARR.into(),
+                    o,
+                ));
+            }
+        }
+        "sample_counts" => {
+            for to in [Isa::Nvidia, Isa::Visa] {
+                out.push(c(
+                    "sampleinfo_uint",
+                    dx("sampleinfo_uint r0.x, t4.x"),
+                    Isa::Dxbc,
+                    to,
+                ));
+                out.push(c(
+                    "sampleinfo (float)",
+                    dx("sampleinfo r1.y, t4.x"),
+                    Isa::Dxbc,
+                    to,
+                ));
+            }
+            let txq = "TXQ R0, RZ, TEX_HEADER_TEXTURE_TYPE, 0x4, 0x4\n";
+            for to in [Isa::Dxbc, Isa::Visa] {
+                out.push(c("TXQ TEXTURE_TYPE z", txq.into(), Isa::Nvidia, to));
+            }
+            let visa = format!("{VISA_SURFACES}.decl V0052 v_type=G type=ud num_elts=16 align=hword\nsampleinfo.R (M1_NM, 8)  T6 V0052.0\n");
+            for to in [Isa::Dxbc, Isa::Nvidia] {
+                out.push(c("sampleinfo.R", visa.clone(), Isa::Visa, to));
+            }
+        }
+        "refusals" => {
+            let pos = dx("samplepos r0.xy, t4.xyxx, r2.x");
+            out.push(c("samplepos", pos.clone(), Isa::Dxbc, Isa::Visa));
+            out.push(c("samplepos", pos, Isa::Dxbc, Isa::Nvidia));
+            out.push(c(
+                "multisample fetch with a LOD",
+                "TLD.LL.MS R0, R4, R6, 0x6e, 2D, 0xf\n".into(),
+                Isa::Nvidia,
+                Isa::Visa,
+            ));
+            out.push(c(
+                "sampleinfo.RGBA",
+                "sampleinfo.RGBA (M1_NM, 8)  T6 V0052.0\n".into(),
+                Isa::Visa,
+                Isa::Nvidia,
+            ));
+        }
+        other => panic!("no case group {other}"),
+    }
+    out
+}
+
+/// The snapshot of one case group.
+fn group_snapshot(group: &str) -> String {
+    let mut out = String::new();
+    for (title, src, o) in cases(group) {
+        case_with(&mut out, &title, &src, o);
+    }
+    out
+}
+
 #[test]
 fn emulation_to_visa() {
-    let mut out = String::new();
-    let cases = [
-        (
-            "ldms 2dms",
-            dx("ldms r0.xyzw, r1.xyzw, t4.xyzw, r2.x"),
-            Isa::Dxbc,
-        ),
-        (
-            "ldms 2dms array",
-            dx("ldms r0.xyzw, r1.xyzw, t5.xyzw, r2.x"),
-            Isa::Dxbc,
-        ),
-        (
-            "ldms one channel",
-            dx("ldms r0.y, r1.yxzw, t4.yxzw, r2.z"),
-            Isa::Dxbc,
-        ),
-        (
-            "TLD.LZ.MS 2D",
-            "TLD.LZ.MS R0, R4, R6, 0x6e, 2D, 0xf\n".into(),
-            Isa::Nvidia,
-        ),
-        (
-            "TLD.LZ.MS ARRAY_2D",
-            "TLD.LZ.MS R0, R4, R8, 0x6e, ARRAY_2D, 0x3\n".into(),
-            Isa::Nvidia,
-        ),
-    ];
-    for (title, src, from) in &cases {
-        case(&mut out, title, src, *from, Isa::Visa);
-    }
-    snap("msaa_to_visa", out);
+    snap("msaa_to_visa", group_snapshot("to_visa"));
 }
 
 #[test]
 fn mcs_dropped_to_dxbc_and_nvidia() {
-    let mut out = String::new();
-    let single = |l: &str| {
-        format!(
-            "{VISA_SURFACES}{}{l}\n",
-            VISA_DWORD_FORM
-                .lines()
-                .take(4)
-                .map(|d| format!("{d}\n"))
-                .collect::<String>()
-        )
-    };
-    let cases = [
-        ("IGC SKL kernel, image2d_msaa_t", IGC_2D.to_string()),
-        ("texlate's SKL form read back", format!("{VISA_SURFACES}{VISA_DWORD_FORM}")),
-        ("ICL+ form, four 16-bit MCS words", format!("{VISA_SURFACES}{VISA_WORD_FORM}")),
-        (
-            "load_2dms_w alone (MCS words of unknown origin)",
-            single("load_2dms_w.RGBA (M1, 16)  0x0:uw T6 V0032.0 V0034.0 V0035.0 V0035.64 V0033.0 V0033.64"),
-        ),
-        (
-            "load_mcs alone (its result unused)",
-            single("load_mcs.RG (M1, 16)  0x0:uw T6 V0035.0 V0033.0 V0033.64"),
-        ),
-        (
-            "load_mcs read as a coordinate",
-            format!(
-                "{VISA_SURFACES}{VISA_DWORD_FORM}load_lz.RGBA (M1, 16)  0x0:uw T8 V0032.0 V0035.0 V0035.64\n"
-            ),
-        ),
-    ];
-    // IGC's array kernel reads its image2d_array_msaa_t as T6 too.
-    let array = r#"
-[[binding]]
-dim = "2d_ms_array"
-visa = { texture = "T6" }
-"#;
-    for to in [Isa::Dxbc, Isa::Nvidia] {
-        for (title, src) in &cases {
-            case(&mut out, title, src, Isa::Visa, to);
-        }
-        let mut o = Options::new(Isa::Visa, to);
-        o.bindings = Some(("bindings".into(), array.into()));
-        case_with(
-            &mut out,
-            "IGC SKL kernel, image2d_array_msaa_t",
-            IGC_2DARR,
-            o,
-        );
-    }
-    snap("msaa_from_visa", out);
+    snap("msaa_from_visa", group_snapshot("from_visa"));
 }
 
 #[test]
 fn sample_counts() {
-    let mut out = String::new();
-    for to in [Isa::Nvidia, Isa::Visa] {
-        case(
-            &mut out,
-            "sampleinfo_uint",
-            &dx("sampleinfo_uint r0.x, t4.x"),
-            Isa::Dxbc,
-            to,
-        );
-        case(
-            &mut out,
-            "sampleinfo (float)",
-            &dx("sampleinfo r1.y, t4.x"),
-            Isa::Dxbc,
-            to,
-        );
-    }
-    let txq = "TXQ R0, RZ, TEX_HEADER_TEXTURE_TYPE, 0x4, 0x4\n";
-    for to in [Isa::Dxbc, Isa::Visa] {
-        case(&mut out, "TXQ TEXTURE_TYPE z", txq, Isa::Nvidia, to);
-    }
-    let visa = format!("{VISA_SURFACES}.decl V0052 v_type=G type=ud num_elts=16 align=hword\nsampleinfo.R (M1_NM, 8)  T6 V0052.0\n");
-    for to in [Isa::Dxbc, Isa::Nvidia] {
-        case(&mut out, "sampleinfo.R", &visa, Isa::Visa, to);
-    }
-    snap("msaa_sample_counts", out);
+    snap("msaa_sample_counts", group_snapshot("sample_counts"));
 }
 
 #[test]
@@ -297,36 +324,7 @@ fn the_check_catches_a_wrong_sample_count_query() {
 
 #[test]
 fn refusals() {
-    let mut out = String::new();
-    case(
-        &mut out,
-        "samplepos",
-        &dx("samplepos r0.xy, t4.xyxx, r2.x"),
-        Isa::Dxbc,
-        Isa::Visa,
-    );
-    case(
-        &mut out,
-        "samplepos",
-        &dx("samplepos r0.xy, t4.xyxx, r2.x"),
-        Isa::Dxbc,
-        Isa::Nvidia,
-    );
-    case(
-        &mut out,
-        "multisample fetch with a LOD",
-        "TLD.LL.MS R0, R4, R6, 0x6e, 2D, 0xf\n",
-        Isa::Nvidia,
-        Isa::Visa,
-    );
-    case(
-        &mut out,
-        "sampleinfo.RGBA",
-        "sampleinfo.RGBA (M1_NM, 8)  T6 V0052.0\n",
-        Isa::Visa,
-        Isa::Nvidia,
-    );
-    snap("msaa_refusals", out);
+    snap("msaa_refusals", group_snapshot("refusals"));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -647,4 +645,143 @@ fn corpus_multisample_kernels() {
         );
     }
     assert!(counts.keys().any(|k| k == "visa -> dxbc"), "{counts:?}");
+}
+
+// ---------------------------------------------------------------------------------------
+// The oracle tier (opt-in)
+// ---------------------------------------------------------------------------------------
+
+/// Every program this file's cases and the corpus multisample kernels translate to, by
+/// target: (name, translation with binary output).
+fn emitted() -> Vec<(String, Isa, translate::Translation)> {
+    let mut inputs: Vec<(String, Vec<u8>, Options)> = Vec::new();
+    for group in ["to_visa", "from_visa", "sample_counts", "refusals"] {
+        for (title, src, o) in cases(group) {
+            inputs.push((format!("{group}: {title}"), src.into_bytes(), o));
+        }
+    }
+    if let Some(intel) = support::corpus("intel") {
+        for d in support::translate_corpus::visa_dumps(&intel).0 {
+            let text = std::fs::read_to_string(&d.path).unwrap();
+            if !text.contains("load_2dms_w") && !text.contains("load_mcs") {
+                continue;
+            }
+            for to in [Isa::Dxbc, Isa::Nvidia] {
+                let mut o = Options::new(Isa::Visa, to);
+                o.bindings = Some(("bindings".into(), d.bindings.clone()));
+                o.read.igc_compatible = true;
+                inputs.push((d.name.clone(), text.clone().into_bytes(), o));
+            }
+        }
+    }
+    if let Some(dir) = support::corpus("dxbc/blobs") {
+        for f in support::translate_corpus::files(&dir, ".dxbc") {
+            let bytes = std::fs::read(&f).unwrap();
+            let p = texlate::decode(Isa::Dxbc, &bytes).unwrap();
+            if p.tex_instrs().any(|t| t.sample_index.is_some()) {
+                let name = f.file_stem().unwrap().to_string_lossy().into_owned();
+                for to in [Isa::Visa, Isa::Nvidia] {
+                    inputs.push((name.clone(), bytes.clone(), Options::new(Isa::Dxbc, to)));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (name, src, mut o) in inputs {
+        o.emit = texlate::Form::Binary;
+        if let Ok(t) = translate::translate(&src, &o) {
+            out.push((name, o.to, t));
+        }
+    }
+    out
+}
+
+#[test]
+#[ignore = "needs the three oracles (shared/oracles/*/setup.sh) and the shared corpus"]
+fn vendor_tools_accept_every_emitted_sequence() {
+    let (Some(nv_env), Some(assemble)) = (support::nvidia_oracle(), support::visa_assemble())
+    else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("texlate-msaa-oracle-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut counts = std::collections::BTreeMap::<String, (usize, usize)>::new();
+    let mut failures = Vec::new();
+    let mut tally = |tool: &str, name: &str, v: Result<(), String>| {
+        let e = counts.entry(tool.to_string()).or_default();
+        e.0 += 1;
+        match v {
+            Ok(()) => e.1 += 1,
+            Err(why) => failures.push(format!("{tool}: {name}: {why}")),
+        }
+    };
+    let mut dx_files = Vec::new();
+    for (k, (name, to, t)) in emitted().iter().enumerate() {
+        let text = texlate::encode(*to, &t.program, texlate::Form::Text).unwrap();
+        match to {
+            Isa::Visa => {
+                let f = dir.join(format!("{k}.visaasm"));
+                std::fs::write(&f, &text).unwrap();
+                for plat in ["SKL", "TGLLP"] {
+                    let r = std::process::Command::new(&assemble)
+                        .arg(&f)
+                        .arg(plat)
+                        .output()
+                        .unwrap();
+                    let v = if r.status.code() == Some(0) {
+                        Ok(())
+                    } else {
+                        Err(String::from_utf8_lossy(&r.stdout).lines().take(3).collect())
+                    };
+                    tally(&format!("GenX_IR {plat}"), name, v);
+                }
+            }
+            Isa::Nvidia => {
+                let f = dir.join(format!("{k}.bin"));
+                std::fs::write(&f, &t.output).unwrap();
+                let ours = support::nvidia_instruction_lines(std::str::from_utf8(&text).unwrap());
+                let v = match support::nvdisasm_sm50(&nv_env, &f) {
+                    Ok(theirs) if support::nvidia_instruction_lines(&theirs) == ours => Ok(()),
+                    Ok(theirs) => Err(format!("nvdisasm prints\n{theirs}")),
+                    Err(e) => Err(e),
+                };
+                tally("nvdisasm -b SM50 (same text)", name, v);
+            }
+            Isa::Dxbc => {
+                let f = dir.join(format!("{k}.dxbc"));
+                std::fs::write(&f, &t.output).unwrap();
+                dx_files.push((f, name.clone()));
+            }
+        }
+    }
+    let files: Vec<std::path::PathBuf> = dx_files.iter().map(|(f, _)| f.clone()).collect();
+    for (tool, ok, args) in [
+        (
+            "dxbc-disasm",
+            "OK",
+            vec!["-o", dir.join("wine").to_str().unwrap()],
+        ),
+        ("dxbc-to-spirv", "ACCEPTED", vec![]),
+    ] {
+        let Some(report) = support::run_dxbc_oracle(tool, &args, &files) else {
+            return;
+        };
+        for (f, name) in &dx_files {
+            let line = report
+                .lines()
+                .find(|l| l.split('\t').next() == Some(f.to_str().unwrap()));
+            let v = match line.map(|l| l.split('\t').collect::<Vec<_>>()) {
+                Some(cols) if cols.get(1) == Some(&ok) => Ok(()),
+                Some(cols) => Err(cols.join(" ")),
+                None => Err("no verdict".into()),
+            };
+            tally(tool, name, v);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    for (tool, (n, ok)) in &counts {
+        println!("{tool}: {ok} of {n} accepted");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(counts.len() >= 5, "{counts:?}");
 }
