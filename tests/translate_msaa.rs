@@ -58,7 +58,8 @@ const VISA_SURFACES: &str = ".decl T6 v_type=T num_elts=1 v_name=T006
 ";
 
 /// ICL+'s form, as IGC prints it (research/intel-visa.md §4, corpus icllp `c05_msaa`):
-/// `load_mcs.RGBA` into a W vector whose four channels are `load_2dms_w`'s 16-bit MCS words.
+/// `load_mcs.RGBA` into a W vector whose four channels are `load_2dms_w`'s 16-bit MCS words,
+/// the coordinates moved into W variables for it.
 const VISA_WORD_FORM: &str = ".decl V0051 v_type=G type=d num_elts=16 align=hword
 .decl V0053 v_type=G type=w num_elts=64 align=hword
 .decl V0055 v_type=G type=d num_elts=16 align=hword
@@ -67,6 +68,8 @@ const VISA_WORD_FORM: &str = ".decl V0051 v_type=G type=d num_elts=16 align=hwor
 .decl V0062 v_type=G type=w num_elts=16 align=hword
 .decl V0063 v_type=G type=w num_elts=16 align=hword
 load_mcs.RGBA (M1, 16)  0x0:uw T6 V0053.0 V0051.0 V0055.0
+mov (M1, 16) V0058(0,0)<1> V0051(0,0)<1;1,0>
+mov (M1, 16) V0063(0,0)<1> V0055(0,0)<1;1,0>
 load_2dms_w.RGBA (M1, 16)  0x0:uw T6 V0060.0 V0062.0 V0053.0 V0053.32 V0053.64 V0053.96 V0058.0 V0063.0
 ";
 
@@ -576,6 +579,23 @@ fn dropped_mcs_is_a_warning_and_a_wrong_fetch_still_disagrees() {
     let extra = mutate(&extra, "load_2dms_w", |o| o[2] = o[1].clone());
     let r = check_text(Isa::Dxbc, &dx_src, Isa::Visa, &extra, &tv);
     assert!(!r.agrees(), "{extra}\n{r}");
+}
+
+#[test]
+fn a_program_compared_with_itself_drops_nothing() {
+    let b = Bindings::parse("bindings", VISA_BINDINGS).unwrap();
+    for src in [
+        format!("{VISA_SURFACES}{VISA_DWORD_FORM}"),
+        format!("{VISA_SURFACES}{VISA_WORD_FORM}"),
+    ] {
+        let r = check::compare_identity(Isa::Visa, src.as_bytes(), &b, 3).unwrap();
+        assert!(r.agrees() && r.warnings.is_empty(), "{r}");
+        assert_eq!(
+            r.pairs.len(),
+            1,
+            "the MCS read is folded into its fetch:\n{r}"
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1343,9 +1343,10 @@ pub fn compare_executions(
         .iter()
         .map(|at| format!("the source's MCS read at {at} is dropped: the target reads no MCS"))
         .collect();
-    // Source registers left holding MCS the target never reads: not compared.
-    let mut src = s.execution;
-    let held: Vec<Reg> = src
+    // Source registers left holding MCS: a target that does not reproduce them dropped MCS
+    // data, which is a warning.
+    let src = s.execution;
+    let held: Vec<String> = src
         .written
         .iter()
         .filter(|r| {
@@ -1353,17 +1354,20 @@ pub fn compare_executions(
                 .get(*r)
                 .is_some_and(|v| mcs::names_request(v, &s.removed))
         })
-        .copied()
+        .map(|r| spell(from, *r))
         .collect();
-    for r in held {
-        let at = map(r).map_or(String::new(), |t| format!(" (target {})", spell(to, t)));
-        warnings.push(format!(
-            "source register {}{at} holds MCS data the translation drops: not compared",
-            spell(from, r)
-        ));
-        src.written.shift_remove(&r);
-    }
     let mut report = compare_requests(from, &src, to, &t.execution, map, seed);
+    let (dropped, registers): (Vec<RegisterDiff>, Vec<RegisterDiff>) =
+        std::mem::take(&mut report.registers)
+            .into_iter()
+            .partition(|r| held.contains(&r.source_reg));
+    report.registers = registers;
+    for r in dropped {
+        warnings.push(format!(
+            "source register {} holds MCS data ({}) the translation drops",
+            r.source_reg, r.source
+        ));
+    }
     for p in &mut report.pairs {
         let (mcs, rest): (Vec<FieldDiff>, Vec<FieldDiff>) = std::mem::take(&mut p.diffs)
             .into_iter()
