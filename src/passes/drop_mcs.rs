@@ -25,22 +25,16 @@
 
 use std::collections::HashSet;
 
-use super::{legalize_forms::rule_ids, PassContext};
+use super::{routed_to, PassContext};
 use crate::error::Error;
 use crate::ir::{AluOp, Item, Reg, RegFile, Scalar, TexInstr, TexOp};
-use crate::mappings::rules::{self, Decision};
 
 /// This pass's name, as `mappings/rules.toml` names it.
 pub const NAME: &str = "drop_mcs";
 
 /// Whether the rule table sends `t` to this pass.
 fn routed_here(t: &TexInstr, ctx: &PassContext) -> bool {
-    rule_ids(t, ctx.source_caps).into_iter().any(|id| {
-        matches!(
-            rules::decide(id, ctx.target.isa, ctx.grad),
-            Decision::Emulate { pass, .. } if pass == NAME
-        )
-    })
+    routed_to(t, ctx, NAME)
 }
 
 /// `r` with its variable resolved through the source's aliases to root storage.

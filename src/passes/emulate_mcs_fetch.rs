@@ -24,10 +24,9 @@
 //! `map_regs` (registers are the target's) and before `align_regs`, which lays the
 //! parameters out; the MCS result is a fresh virtual vector.
 
-use super::{expand_tex, legalize_forms::rule_ids, virtual_reg, PassContext};
+use super::{expand_tex, routed_to, virtual_reg, PassContext};
 use crate::error::Error;
 use crate::ir::{Item, Lod, Origin, Scalar, ScalarType, TexInstr, TexOp};
-use crate::mappings::rules::{self, Decision};
 
 /// This pass's name, as `mappings/rules.toml` names it.
 pub const NAME: &str = "emulate_mcs_fetch";
@@ -37,14 +36,7 @@ const MCS_WORDS: u32 = 2;
 
 /// Whether the rule table sends `t` to this pass.
 fn routed_here(t: &TexInstr, ctx: &PassContext) -> bool {
-    t.op == TexOp::Fetch
-        && t.mcs.is_empty()
-        && rule_ids(t, ctx.source_caps).into_iter().any(|id| {
-            matches!(
-                rules::decide(id, ctx.target.isa, ctx.grad),
-                Decision::Emulate { pass, .. } if pass == NAME
-            )
-        })
+    t.op == TexOp::Fetch && t.mcs.is_empty() && routed_to(t, ctx, NAME)
 }
 
 /// Runs the pass.

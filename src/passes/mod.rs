@@ -352,3 +352,16 @@ pub fn expand_tex(
     }
     Ok(out)
 }
+
+/// Whether `mappings/rules.toml` sends `t` to emulation pass `pass` for the target and
+/// gradient policy in force (one of `t`'s rule ids decides `Emulate { pass, .. }`).
+pub fn routed_to(t: &TexInstr, ctx: &PassContext, pass: &str) -> bool {
+    legalize_forms::rule_ids(t, ctx.source_caps)
+        .into_iter()
+        .any(|id| {
+            matches!(
+                rules::decide(id, ctx.target.isa, ctx.grad),
+                rules::Decision::Emulate { pass: p, .. } if p == pass
+            )
+        })
+}
