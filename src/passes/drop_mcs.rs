@@ -79,8 +79,8 @@ fn plumbing(items: &[Item], at: usize, ctx: &PassContext) -> Result<Vec<usize>, 
         Err(ctx.unsupported(
             "a load_mcs whose result is read by another instruction",
             &format!(
-                "{what} reads the MCS that load_mcs (line {}) returns; the target has no multisample-control-surface read, so only MCS words of load_2dms_w can be dropped",
-                mcs.span.line
+                "{what} reads the MCS that load_mcs ({}) returns; the target has no multisample-control-surface read, so only MCS words of load_2dms_w can be dropped",
+                ctx.location(mcs.span)
             ),
             span,
         ))
