@@ -15,6 +15,7 @@ mod translate_corpus;
 
 const IGC_COMPATIBLE: ReadOptions = ReadOptions {
     igc_compatible: true,
+    sm: texlate::isa::nvidia::Sm::SM50,
 };
 
 fn corpus() -> PathBuf {

@@ -18,6 +18,7 @@ use texlate::{isa::codec, stream, Form, Isa, Program, ReadOptions};
 
 const READ: ReadOptions = ReadOptions {
     igc_compatible: true,
+    sm: texlate::isa::nvidia::Sm::SM50,
 };
 
 fn corpus() -> PathBuf {

@@ -58,6 +58,7 @@ fn main() {
                 let bytes = std::fs::read(f).unwrap();
                 let read = ReadOptions {
                     igc_compatible: true,
+                    ..ReadOptions::default()
                 };
                 let Ok(p) = texlate::decode_with(from, &bytes, read) else {
                     *reasons.entry("source does not decode".into()).or_default() += 1;

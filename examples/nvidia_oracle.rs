@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 
 use texlate::isa::nvidia::table::{table, FieldName, OpClass};
-use texlate::isa::nvidia::{decode_word, print_inst};
+use texlate::isa::nvidia::{decode_word_on, print_inst, Sm};
 
 /// xorshift64*: a fixed-seed generator, so every run gives the same words.
 struct Rng(u64);
@@ -27,6 +27,7 @@ impl Rng {
 
 fn main() {
     let sm61 = std::env::args().nth(1).as_deref() == Some("SM61");
+    let sm = if sm61 { Sm::SM61 } else { Sm::SM50 };
     let t = table();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut words = BTreeSet::new();
@@ -53,6 +54,10 @@ fn main() {
             w
         };
         let bases: Vec<u64> = (0..6).map(|_| random(&mut rng)).collect();
+        // The `.F16` forms are swept by scripts/sweep-nvidia-fields.py (SM52 on).
+        if form.f16 {
+            continue;
+        }
         for f in &form.fields {
             let sm61_ndv = sm61 && form.op == OpClass::TLD4 && f.name == FieldName::Ndv;
             if matches!(f.name, FieldName::Sparse | FieldName::Lc) || sm61_ndv {
@@ -73,7 +78,7 @@ fn main() {
         }
     }
     for w in words {
-        match decode_word(w) {
+        match decode_word_on(w, sm) {
             Ok(Some(inst)) => println!("{w:016x}\t{}", print_inst(&inst)),
             Ok(None) => {}
             Err(_) => println!("{w:016x}\tREJECTED"),

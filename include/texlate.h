@@ -17,7 +17,7 @@
 #include <stdlib.h>
 
 // The version of this ABI; it changes only when a declaration of the header does.
-#define TEXLATE_ABI_VERSION 1
+#define TEXLATE_ABI_VERSION 2
 
 // Intel vISA (IGC `.visaasm` text, vISA instruction bytes).
 #define TEXLATE_ISA_VISA 0
@@ -25,8 +25,23 @@
 // DirectX SM4/SM5 (fxc listings, token streams, DXBC containers).
 #define TEXLATE_ISA_DXBC 1
 
-// NVIDIA Maxwell SM50/SM52 (nvdisasm listings, word streams, cubins).
+// NVIDIA Maxwell/Pascal SM50..SM61 (nvdisasm listings, word streams, cubins).
 #define TEXLATE_ISA_NVIDIA 2
+
+// `TexlateOptions::sm`: NVIDIA SM50 (also 0, the default).
+#define TEXLATE_SM_50 50
+
+// NVIDIA SM52: the sparse predicate, `.LC`, TEXS/TLDS/TLD4S `.F16` decode from here on.
+#define TEXLATE_SM_52 52
+
+// NVIDIA SM53.
+#define TEXLATE_SM_53 53
+
+// NVIDIA SM60: `.RTZ` of the `.F16` forms decodes from here on; TLD4 prints no `.NDV`.
+#define TEXLATE_SM_60 60
+
+// NVIDIA SM61.
+#define TEXLATE_SM_61 61
 
 // Output as text (a listing or kernel).
 #define TEXLATE_EMIT_TEXT 0
@@ -92,6 +107,9 @@ typedef struct TexlateOptions {
   // Gradient samples without a native form: `TEXLATE_GRAD_EXACT` (0),
   // `TEXLATE_GRAD_APPROX` or `TEXLATE_GRAD_ERROR`.
   uint32_t grad;
+  // The NVIDIA side's architecture (`--sm`): `TEXLATE_SM_50` (or 0), `_52`, `_53`, `_60`
+  // or `_61`. Other ISAs ignore it.
+  uint32_t sm;
 } TexlateOptions;
 
 #ifdef __cplusplus

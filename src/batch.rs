@@ -195,6 +195,7 @@ pub fn translate_input(
     let source = crate::decode_with(options.from, bytes, options.read).map_err(fail)?;
     let (instructions, texture_instructions) = counts(&source);
     let t = translate::translate_program(source, options).map_err(fail)?;
+    notes.extend(report_warnings(&t.report.warnings));
     let warnings = isa::codec(options.to).encode_warnings(&t.program, options.emit);
     notes.extend(warnings.into_iter().map(|message| Note {
         level: NoteLevel::Warning,
@@ -214,6 +215,26 @@ pub fn translate_input(
     };
     Ok((output, t.report))
 }
+
+/// The Report's warnings shown with a translation (what it could not keep exactly): the first
+/// [`REPORT_WARNINGS_SHOWN`] of them, then how many more the Report holds.
+fn report_warnings(warnings: &[String]) -> Vec<Note> {
+    let shown = warnings.iter().take(REPORT_WARNINGS_SHOWN).map(|w| Note {
+        level: NoteLevel::Warning,
+        message: w.clone(),
+    });
+    let rest = warnings.len().saturating_sub(REPORT_WARNINGS_SHOWN);
+    let more = (rest > 0).then(|| Note {
+        level: NoteLevel::Warning,
+        message: format!(
+            "{rest} more warning(s) like these: `texlate explain` or `--json` lists them all"
+        ),
+    });
+    shown.chain(more).collect()
+}
+
+/// How many of a translation's Report warnings are shown before a count of the rest.
+pub const REPORT_WARNINGS_SHOWN: usize = 5;
 
 /// Why one input failed: rejected (located), or an I/O error reading it or writing its
 /// output.
@@ -303,6 +324,17 @@ pub fn disasm_to(
     input: DisasmInput,
     out: &mut dyn Write,
 ) -> Result<(usize, usize), FileError> {
+    disasm_to_with(isa, name, input, ReadOptions::default(), out)
+}
+
+/// [`disasm_to`] as `read` says (NVIDIA: the words decoded for `read.sm`).
+pub fn disasm_to_with(
+    isa: Isa,
+    name: &str,
+    input: DisasmInput,
+    read: ReadOptions,
+    out: &mut dyn Write,
+) -> Result<(usize, usize), FileError> {
     let mut out = Tracked {
         inner: out,
         failed: false,
@@ -316,11 +348,11 @@ pub fn disasm_to(
                 return Ok((o.instructions, o.texture_instructions));
             }
             let mut cursor = io::Cursor::new(&bytes[..]);
-            let result = stream::disasm(isa, &mut cursor, &mut out);
+            let result = stream::disasm_with(isa, &mut cursor, read, &mut out);
             (result, None, bytes)
         }
         DisasmInput::Streamed { path, mut file } => {
-            let result = stream::disasm(isa, &mut file, &mut out);
+            let result = stream::disasm_with(isa, &mut file, read, &mut out);
             (result, Some(path), Vec::new())
         }
     };
@@ -473,8 +505,9 @@ fn atomic<T, E>(
 pub enum Job {
     /// `translate`: each input translated with these options.
     Translate(Box<translate::Options>),
-    /// `disasm`: each binary of this ISA printed as text.
-    Disasm(Isa),
+    /// `disasm`: each binary of this ISA printed as text, read as the options say (NVIDIA:
+    /// for their SM).
+    Disasm(Isa, ReadOptions),
 }
 
 impl Job {
@@ -482,7 +515,7 @@ impl Job {
     pub fn input_isa(&self) -> Isa {
         match self {
             Job::Translate(o) => o.from,
-            Job::Disasm(isa) => *isa,
+            Job::Disasm(isa, _) => *isa,
         }
     }
 
@@ -491,7 +524,7 @@ impl Job {
         let names = files::names(self.input_isa());
         match self {
             Job::Translate(_) => &names.translate_inputs,
-            Job::Disasm(_) => &names.disasm_inputs,
+            Job::Disasm(..) => &names.disasm_inputs,
         }
     }
 
@@ -499,7 +532,7 @@ impl Job {
     pub fn output_extension(&self, output: &[u8]) -> &'static str {
         match self {
             Job::Translate(o) => files::names(o.to).output_extension(o.emit, output),
-            Job::Disasm(isa) => files::names(*isa).output_extension(Form::Text, output),
+            Job::Disasm(isa, _) => files::names(*isa).output_extension(Form::Text, output),
         }
     }
 
@@ -510,7 +543,7 @@ impl Job {
                 files::names(o.to).binary_extensions().collect()
             }
             Job::Translate(o) => vec![files::names(o.to).text.as_str()],
-            Job::Disasm(isa) => vec![files::names(*isa).text.as_str()],
+            Job::Disasm(isa, _) => vec![files::names(*isa).text.as_str()],
         }
     }
 
@@ -543,10 +576,10 @@ impl Job {
                 write_atomic(&path, &out.bytes).map_err(FileError::Write)?;
                 Ok((out.instructions, out.texture_instructions))
             }
-            Job::Disasm(isa) => {
+            Job::Disasm(isa, read) => {
                 let input = DisasmInput::open(&entry.input).map_err(FileError::Read)?;
                 let path = output(self.output_extension(&[]))?;
-                write_atomic_with(&path, |w| disasm_to(*isa, &name, input, w))
+                write_atomic_with(&path, |w| disasm_to_with(*isa, &name, input, *read, w))
             }
         }
     }

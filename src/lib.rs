@@ -54,6 +54,10 @@ pub struct ReadOptions {
     /// Accept what IGC 1.0.12504 itself prints although it breaks a vISA rule: `sample4`
     /// parameters mixing F and HF (IGC's half-precision gather4). vISA text only.
     pub igc_compatible: bool,
+    /// The NVIDIA architecture, by nvdisasm's name (default SM50): which forms and fields a
+    /// word decodes to and an instruction may encode as (`mappings/nvidia.toml`). NVIDIA
+    /// only; on `translate` the NVIDIA side's (source, target or both).
+    pub sm: isa::nvidia::Sm,
 }
 
 /// Decodes an input of `isa`, detecting whether it is text or binary.
@@ -65,7 +69,7 @@ pub fn decode(isa: Isa, input: &[u8]) -> Result<Program, Error> {
 pub fn decode_with(isa: Isa, input: &[u8], options: ReadOptions) -> Result<Program, Error> {
     let codec = isa::codec(isa);
     if codec.looks_binary(input) {
-        return codec.decode_binary(input);
+        return codec.decode_binary_with(input, options);
     }
     let text = match std::str::from_utf8(input) {
         Ok(text) => text,

@@ -77,6 +77,28 @@ pub fn disasm(isa: Isa, input: &mut dyn Input, out: &mut dyn Write) -> Result<St
     codec(isa).stream_disasm(input, out)
 }
 
+/// [`disasm`] as `read` says (NVIDIA: the words decoded for `read.sm`): what
+/// [`crate::isa::Codec::decode_binary_with`] then [`crate::isa::Codec::print_text`] give.
+pub fn disasm_with(
+    isa: Isa,
+    input: &mut dyn Input,
+    read: ReadOptions,
+    out: &mut dyn Write,
+) -> Result<Stats, StreamError> {
+    codec(isa).stream_disasm_with(input, read, out)
+}
+
+/// [`disasm_hex`] as `read` says: what [`crate::isa::Codec::decode_hex_with`] then
+/// [`crate::isa::Codec::print_text`] give.
+pub fn disasm_hex_with(
+    isa: Isa,
+    words: &[&str],
+    read: ReadOptions,
+    out: &mut dyn Write,
+) -> Result<Stats, StreamError> {
+    codec(isa).stream_disasm_hex_with(words, read, out)
+}
+
 /// Writes instructions given as hex (`--hex`) as text: what
 /// [`crate::isa::Codec::decode_hex`] then [`crate::isa::Codec::print_text`] give.
 pub fn disasm_hex(isa: Isa, words: &[&str], out: &mut dyn Write) -> Result<Stats, StreamError> {

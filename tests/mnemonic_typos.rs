@@ -129,8 +129,15 @@ fn expect_refused(
     start: usize,
     token: &str,
 ) -> Result<(), String> {
+    // An NVIDIA listing of a later SM (`x.sm_60.sass`) is read for that SM.
+    let sm = site
+        .file
+        .split('.')
+        .find_map(texlate::isa::nvidia::Sm::parse)
+        .unwrap_or_default();
     let read = ReadOptions {
         igc_compatible: true,
+        sm,
     };
     match texlate::parse_text_with(isa, text, read) {
         Err(Error::Parse(p)) => {

@@ -74,7 +74,9 @@ fn cubin_text_sections_are_raw_streams() {
     let bytes = std::fs::read(dir.join("cubin/txq.sm_50.cubin")).unwrap();
     let p = nvidia::decode_binary(&bytes).unwrap();
     let stream = nvidia::encode_binary(&texlate::Program {
-        state: texlate::ir::Origin::new(nvidia::NvidiaContainer::Stream),
+        state: texlate::ir::Origin::new(nvidia::NvidiaContainer::Stream {
+            sm: nvidia::Sm::SM50,
+        }),
         ..p.clone()
     })
     .unwrap();

@@ -5,7 +5,9 @@ use texlate::isa::nvidia::table::{table, FieldName, OpClass};
 #[test]
 fn forms_do_not_overlap() {
     let t = table();
-    assert_eq!(t.forms.len(), 15);
+    // 15 forms of SM50 and the three `.F16` short forms of SM52 on.
+    assert_eq!(t.forms.len(), 18);
+    assert_eq!(t.forms.iter().filter(|f| f.f16).count(), 3);
     for (i, a) in t.forms.iter().enumerate() {
         assert_eq!(a.value & !a.mask, 0, "{:?}: value outside its mask", a.op);
         // Fields, the opcode and the reserved bits are disjoint.

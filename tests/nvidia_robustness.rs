@@ -75,6 +75,7 @@ fn errors() {
             offset: usize::MAX - 7,
             size: 0,
         }],
+        sm: texlate::isa::nvidia::Sm::SM50,
     });
     add("cubin section past usize::MAX", err_of(encode_binary(&p)));
     // Control-word slots outside 1..=3 (a shift past 63 bits in debug builds).

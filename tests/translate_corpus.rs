@@ -50,6 +50,7 @@ fn singles(isa: Isa, text: &str) -> Vec<String> {
         text,
         ReadOptions {
             igc_compatible: true,
+            ..ReadOptions::default()
         },
     )
     .unwrap();
@@ -97,6 +98,7 @@ fn run(tally: &mut Tally, src: &str, from: Isa, to: Isa, bindings: &Option<(Stri
     o.bindings = bindings.clone();
     o.read = ReadOptions {
         igc_compatible: true,
+        ..ReadOptions::default()
     };
     let t = match translate(src.as_bytes(), &o) {
         Ok(t) => t,

@@ -161,6 +161,7 @@ fn dxbc_blobs(dir: &Path) -> Vec<Source> {
 fn visa_dumps(dir: &Path) -> (Vec<Source>, Vec<String>) {
     let read = ReadOptions {
         igc_compatible: true,
+        ..ReadOptions::default()
     };
     let (dumps, defaulted, mixed) = translate_corpus::visa_dumps(dir);
     let out = dumps

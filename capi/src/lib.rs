@@ -32,18 +32,30 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
 use texlate::diagnostic::{Diagnostic, Input};
+use texlate::isa::nvidia::Sm;
 use texlate::translate::{translate, GradPolicy, Options};
 use texlate::{Error, Form, Isa, ReadOptions};
 
 /// The version of this ABI; it changes only when a declaration of the header does.
-pub const TEXLATE_ABI_VERSION: u32 = 1;
+pub const TEXLATE_ABI_VERSION: u32 = 2;
 
 /// Intel vISA (IGC `.visaasm` text, vISA instruction bytes).
 pub const TEXLATE_ISA_VISA: u32 = 0;
 /// DirectX SM4/SM5 (fxc listings, token streams, DXBC containers).
 pub const TEXLATE_ISA_DXBC: u32 = 1;
-/// NVIDIA Maxwell SM50/SM52 (nvdisasm listings, word streams, cubins).
+/// NVIDIA Maxwell/Pascal SM50..SM61 (nvdisasm listings, word streams, cubins).
 pub const TEXLATE_ISA_NVIDIA: u32 = 2;
+
+/// `TexlateOptions::sm`: NVIDIA SM50 (also 0, the default).
+pub const TEXLATE_SM_50: u32 = 50;
+/// NVIDIA SM52: the sparse predicate, `.LC`, TEXS/TLDS/TLD4S `.F16` decode from here on.
+pub const TEXLATE_SM_52: u32 = 52;
+/// NVIDIA SM53.
+pub const TEXLATE_SM_53: u32 = 53;
+/// NVIDIA SM60: `.RTZ` of the `.F16` forms decodes from here on; TLD4 prints no `.NDV`.
+pub const TEXLATE_SM_60: u32 = 60;
+/// NVIDIA SM61.
+pub const TEXLATE_SM_61: u32 = 61;
 
 /// Output as text (a listing or kernel).
 pub const TEXLATE_EMIT_TEXT: u32 = 0;
@@ -105,6 +117,9 @@ pub struct TexlateOptions {
     /// Gradient samples without a native form: `TEXLATE_GRAD_EXACT` (0),
     /// `TEXLATE_GRAD_APPROX` or `TEXLATE_GRAD_ERROR`.
     pub grad: u32,
+    /// The NVIDIA side's architecture (`--sm`): `TEXLATE_SM_50` (or 0), `_52`, `_53`, `_60`
+    /// or `_61`. Other ISAs ignore it.
+    pub sm: u32,
 }
 
 /// A translation's result, owned by the caller until [`texlate_result_free`].
@@ -136,6 +151,18 @@ impl TexlateResult {
 /// A C string of `s` (an interior NUL, which texlate never writes, is dropped).
 fn c_string(s: String) -> CString {
     CString::new(s.replace('\0', "")).expect("no interior NUL")
+}
+
+/// The SM of a `TEXLATE_SM_*` code (0: SM50).
+fn sm(code: u32) -> Option<Sm> {
+    match code {
+        0 | TEXLATE_SM_50 => Some(Sm::SM50),
+        TEXLATE_SM_52 => Some(Sm::SM52),
+        TEXLATE_SM_53 => Some(Sm::SM53),
+        TEXLATE_SM_60 => Some(Sm::SM60),
+        TEXLATE_SM_61 => Some(Sm::SM61),
+        _ => None,
+    }
 }
 
 fn isa(code: u32) -> Option<Isa> {
@@ -193,6 +220,7 @@ pub extern "C" fn texlate_options_default(from: u32, to: u32) -> TexlateOptions 
         strict: false,
         grad: TEXLATE_GRAD_EXACT,
         igc_compat: false,
+        sm: TEXLATE_SM_50,
     }
 }
 
@@ -280,6 +308,9 @@ unsafe fn translate_inner(
         8 => 8,
         _ => return TexlateResult::invalid("simd is 8 or 16"),
     };
+    let Some(sm) = sm(o.sm) else {
+        return TexlateResult::invalid("unknown sm code (TEXLATE_SM_50, _52, _53, _60 or _61)");
+    };
     let grad = match o.grad {
         TEXLATE_GRAD_EXACT => GradPolicy::Exact,
         TEXLATE_GRAD_APPROX => GradPolicy::Approx,
@@ -313,6 +344,7 @@ unsafe fn translate_inner(
         strict: o.strict,
         read: ReadOptions {
             igc_compatible: o.igc_compat,
+            sm,
         },
         grad,
     };
@@ -504,6 +536,30 @@ mod tests {
         // SAFETY: as above.
         let status = unsafe { texlate_translate(ptr::null(), 0, &options, ptr::null_mut()) };
         assert_eq!(status, TexlateStatus::InvalidArgument);
+    }
+
+    #[test]
+    fn the_sm_decides_what_an_nvidia_input_may_hold() {
+        // `.LC` is decoded from SM52 on (nvdisasm; scripts/sweep-nvidia-fields.py).
+        let input = b"TEX.LC R4, R8, R12, 0x6e, 2D, 0xf\n";
+        let mut options = texlate_options_default(TEXLATE_ISA_NVIDIA, TEXLATE_ISA_NVIDIA);
+        options.emit = TEXLATE_EMIT_BINARY;
+        for (sm, want) in [
+            (0, TexlateStatus::Parse),
+            (TEXLATE_SM_50, TexlateStatus::Parse),
+            (TEXLATE_SM_52, TexlateStatus::Ok),
+            (TEXLATE_SM_61, TexlateStatus::Ok),
+            (51, TexlateStatus::InvalidArgument),
+        ] {
+            options.sm = sm;
+            let mut result = ptr::null_mut();
+            // SAFETY: valid arguments.
+            let status =
+                unsafe { texlate_translate(input.as_ptr(), input.len(), &options, &mut result) };
+            assert_eq!(status, want, "sm {sm}");
+            // SAFETY: `result` is live until freed.
+            unsafe { texlate_result_free(result) };
+        }
     }
 
     #[test]

@@ -66,7 +66,7 @@ enum IsaArg {
     Visa,
     /// DirectX SM4/SM5 (fxc listings, token streams, DXBC containers).
     Dxbc,
-    /// NVIDIA Maxwell SM50/SM52 (nvdisasm listings, word streams, cubins).
+    /// NVIDIA Maxwell/Pascal SM50–SM61 (nvdisasm listings, word streams, cubins; see --sm).
     Nvidia,
 }
 
@@ -109,12 +109,25 @@ struct ReadArgs {
     /// Accepted for compatibility: reading what IGC prints is the default.
     #[arg(long, hide = true)]
     igc_compat: bool,
+    #[command(flatten)]
+    sm: SmArg,
+}
+
+/// The NVIDIA architecture option.
+#[derive(clap::Args, Clone, Copy)]
+struct SmArg {
+    /// NVIDIA architecture, by nvdisasm's name: SM50, SM52, SM53, SM60 or SM61. Decides which
+    /// forms and fields NVIDIA words decode to and instructions may encode as (SM52+: the
+    /// sparse predicate, .LC, TEXS/TLDS/TLD4S .F16; SM60+: .RTZ). Other ISAs ignore it.
+    #[arg(long, value_name = "SM", default_value = "SM50")]
+    sm: isa::nvidia::Sm,
 }
 
 impl From<ReadArgs> for ReadOptions {
     fn from(a: ReadArgs) -> Self {
         ReadOptions {
             igc_compatible: !a.strict,
+            sm: a.sm.sm,
         }
     }
 }
@@ -340,6 +353,8 @@ struct TranslateArgs {
     /// Accepted for compatibility: reading what IGC prints is the default.
     #[arg(long, hide = true)]
     igc_compat: bool,
+    #[command(flatten)]
+    sm: SmArg,
 }
 
 impl TranslateArgs {
@@ -373,6 +388,7 @@ impl TranslateArgs {
             strict: self.strict,
             read: ReadOptions {
                 igc_compatible: !self.strict,
+                sm: self.sm.sm,
             },
             grad: match self.grad {
                 GradArg::Exact => translate::GradPolicy::Exact,
@@ -426,6 +442,8 @@ enum Command {
         output: Option<PathBuf>,
         #[command(flatten)]
         batch: BatchArgs,
+        #[command(flatten)]
+        sm: SmArg,
     },
     /// Text to binary.
     Asm {
@@ -675,12 +693,17 @@ fn run(cli: Cli, color: bool) -> Result<(), Failure> {
             file,
             output,
             batch: batch_args,
+            sm,
         } => {
             let isa = Isa::from(isa_arg);
+            let read = ReadOptions {
+                sm: sm.sm,
+                ..ReadOptions::default()
+            };
             if let Some(words) = hex {
                 let words: Vec<&str> = words.iter().map(String::as_str).collect();
                 return stream_output(output.as_deref(), "--hex", |out| {
-                    texlate::stream::disasm_hex(isa, &words, out).map_err(|e| match e {
+                    texlate::stream::disasm_hex_with(isa, &words, read, out).map_err(|e| match e {
                         texlate::stream::StreamError::Codec(e) => batch::FileError::Rejected(
                             Box::new(Diagnostic::from_error(&e, &Input::binary("--hex"), &[])),
                         ),
@@ -689,7 +712,7 @@ fn run(cli: Cli, color: bool) -> Result<(), Failure> {
                 });
             }
             if is_batch(&file, output.as_deref()) {
-                let job = batch::Job::Disasm(isa);
+                let job = batch::Job::Disasm(isa, read);
                 return run_batch(job, &file, output.as_deref(), batch_args, json, color);
             }
             let file = &file[0];
@@ -702,7 +725,7 @@ fn run(cli: Cli, color: bool) -> Result<(), Failure> {
                 (file.display().to_string(), input)
             };
             stream_output(output.as_deref(), &name, |out| {
-                batch::disasm_to(isa, &name, input, out)
+                batch::disasm_to_with(isa, &name, input, read, out)
             })
         }
         Command::Asm {
@@ -795,6 +818,14 @@ fn run(cli: Cli, color: bool) -> Result<(), Failure> {
             warn_igc_relaxations(isa, &source.bytes, read.into());
             let mut program = texlate::decode_with(isa, &source.bytes, read.into())
                 .map_err(|e| source.fail(isa, None, e))?;
+            // A texture instruction that decodes but cannot run has no IR to print.
+            let codec = isa::codec(isa);
+            if let Some(e) = program.items.iter().find_map(|i| match i {
+                ir::Item::Opaque(o) => codec.opaque_refusal(&program, o),
+                _ => None,
+            }) {
+                return Err(source.fail(isa, None, e));
+            }
             if !all {
                 program.items.retain(|i| matches!(i, ir::Item::Tex(_)));
             }
@@ -827,6 +858,7 @@ fn run(cli: Cli, color: bool) -> Result<(), Failure> {
                 strict: read.strict,
                 grad,
                 igc_compat: false,
+                sm: read.sm,
             };
             let options = args.options()?;
             let input_file = Source::read(&input)?;

@@ -84,6 +84,23 @@ pub trait Codec: Sync {
     fn encode_binary(&self, program: &Program) -> Result<Vec<u8>, Error>;
     /// Decodes instructions given as hex words (the CLI's `--hex`).
     fn decode_hex(&self, words: &[&str]) -> Result<Program, Error>;
+    /// [`Codec::decode_binary`] as `read` says (NVIDIA: for `read.sm`).
+    fn decode_binary_with(&self, bytes: &[u8], read: ReadOptions) -> Result<Program, Error> {
+        let _ = read;
+        self.decode_binary(bytes)
+    }
+    /// [`Codec::decode_hex`] as `read` says (NVIDIA: for `read.sm`).
+    fn decode_hex_with(&self, words: &[&str], read: ReadOptions) -> Result<Program, Error> {
+        let _ = read;
+        self.decode_hex(words)
+    }
+    /// An item of `program` (read by this codec) that translation must refuse rather than
+    /// carry as a comment: NVIDIA words that decode as a texture instruction the hardware
+    /// cannot run (`disasm` prints them). `None` by default.
+    fn opaque_refusal(&self, program: &Program, item: &crate::ir::Opaque) -> Option<Error> {
+        let _ = (program, item);
+        None
+    }
     /// Prints the encoding of each instruction as hex, one instruction per line.
     fn print_hex(&self, program: &Program) -> Result<String, Error>;
     /// Encodes a program as its bare instruction stream without a container
@@ -153,6 +170,26 @@ pub trait Codec: Sync {
         let program = self.decode_binary(&crate::stream::read_all(input)?)?;
         crate::stream::write_whole(out, self.print_text(&program)?.as_bytes())?;
         Ok(crate::stream::program_stats(&program))
+    }
+    /// [`crate::stream::disasm_with`]: by default [`Codec::stream_disasm`].
+    fn stream_disasm_with(
+        &self,
+        input: &mut dyn crate::stream::Input,
+        read: ReadOptions,
+        out: &mut dyn std::io::Write,
+    ) -> Result<crate::stream::Stats, crate::stream::StreamError> {
+        let _ = read;
+        self.stream_disasm(input, out)
+    }
+    /// [`crate::stream::disasm_hex_with`]: by default [`Codec::stream_disasm_hex`].
+    fn stream_disasm_hex_with(
+        &self,
+        words: &[&str],
+        read: ReadOptions,
+        out: &mut dyn std::io::Write,
+    ) -> Result<crate::stream::Stats, crate::stream::StreamError> {
+        let _ = read;
+        self.stream_disasm_hex(words, out)
     }
     /// [`crate::stream::disasm_hex`]: by default the whole-program path.
     fn stream_disasm_hex(
@@ -235,7 +272,7 @@ pub fn alu_unsupported(a: &AluInstr, isa: Isa) -> Error {
 /// `texlate ops`).
 pub fn op_table_markdown() -> String {
     format!(
-        "### Intel vISA\n\n{}\n### DirectX SM4/SM5 (DXBC)\n\n{}\n### NVIDIA Maxwell (SM50/SM52)\n\n{}",
+        "### Intel vISA\n\n{}\n### DirectX SM4/SM5 (DXBC)\n\n{}\n### NVIDIA Maxwell/Pascal (SM50–SM61)\n\n{}",
         codec(Isa::Visa).readme_table(),
         codec(Isa::Dxbc).readme_table(),
         codec(Isa::Nvidia).readme_table()

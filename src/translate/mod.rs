@@ -150,6 +150,14 @@ pub struct Lowered {
 /// Translates a decoded program.
 pub fn translate_program(source: Program, options: &Options) -> Result<Translation, Error> {
     if options.from == options.to {
+        // Translating refuses what `disasm` prints but the hardware cannot run, in any form.
+        let c = codec(options.from);
+        if let Some(e) = source.items.iter().find_map(|i| match i {
+            Item::Opaque(o) => c.opaque_refusal(&source, o),
+            _ => None,
+        }) {
+            return Err(e);
+        }
         let output = crate::encode(options.to, &source, options.emit)?;
         let (bindings, regmap) = parse_files(options)?;
         let mut report = Report::identity(&source, bindings.clone(), regmap.clone());
@@ -209,6 +217,12 @@ pub fn lower_program(source: &Program, options: &Options) -> Result<Lowered, Err
     for item in source.items.iter().cloned() {
         match item {
             Item::Opaque(o) => {
+                // A texture instruction the source decodes but the hardware cannot run
+                // (NVIDIA: a reserved INVALID… value, a vector past R254) is refused, not
+                // carried as a comment.
+                if let Some(e) = source_codec.opaque_refusal(source, &o) {
+                    return Err(e);
+                }
                 non_texture += 1;
                 let text = match &o.text {
                     Some(t) => t.trim_end().to_string(),

@@ -156,11 +156,7 @@ fn hex(what: &str, s: &str) -> u64 {
 }
 
 fn field([lo, width]: [u32; 2]) -> Field {
-    Field {
-        name: FieldName::Target,
-        lo,
-        width,
-    }
+    Field::bits(FieldName::Target, lo, width)
 }
 
 impl AluTable {

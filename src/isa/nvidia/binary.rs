@@ -8,9 +8,11 @@
 use object::{Object, ObjectSection};
 
 use super::control::{self, BUNDLE_WORDS, WORD_BYTES};
+use super::inst::decode_word_on;
 use super::listing::{address_slot, hex_comment, line_address, lone_hex};
-use super::{decode_word, emit_inst, lift_inst, NvInst, NvidiaContainer, TextSection};
-use crate::error::{DecodeError, Error, Unsupported};
+use super::table::Sm;
+use super::{emit_inst, lift_inst, NvInst, NvidiaContainer, TextSection};
+use crate::error::{DecodeError, Error, Location, Unsupported, ValidationError};
 use crate::ir::{Isa, Item, Opaque, Program, Span, TexInstr};
 
 fn span_at(offset: usize) -> Span {
@@ -29,35 +31,132 @@ fn word_error(word: u64, offset: usize, e: super::FieldError) -> Error {
     })
 }
 
-/// Decodes one texture instruction word at byte `offset` with its `phase`, checked to lift
-/// ([`super::lift::check`]). `Ok(None)`: not a texture instruction.
-pub(super) fn decode_checked(word: u64, offset: usize, phase: u8) -> Result<Option<NvInst>, Error> {
-    match decode_word(word).map_err(|e| word_error(word, offset, e))? {
-        Some(inst) => with_phase(inst, word, offset, phase).map(Some),
+/// Decodes one texture instruction word at byte `offset` for `sm`, with its `phase`: every
+/// word nvdisasm prints decodes (reserved values it spells `INVALID…` included). `Ok(None)`:
+/// not a texture instruction.
+pub(super) fn decode_at(
+    word: u64,
+    offset: usize,
+    phase: u8,
+    sm: Sm,
+) -> Result<Option<NvInst>, Error> {
+    match decode_word_on(word, sm).map_err(|e| word_error(word, offset, e))? {
+        Some(mut inst) => {
+            inst.phase = phase;
+            Ok(Some(inst))
+        }
         None => Ok(None),
     }
 }
 
-/// A decoded instruction with its phase, checked to lift.
-fn with_phase(mut inst: NvInst, word: u64, offset: usize, phase: u8) -> Result<NvInst, Error> {
-    inst.phase = phase;
-    super::lift::check(&inst).map_err(|e| word_error(word, offset, e))?;
-    Ok(inst)
+/// The refusal of a word that decodes but is no instruction the hardware runs (a reserved
+/// value nvdisasm spells `INVALID…`, a register vector past R254, a form without a
+/// parameter layout): validation, at its byte offset, naming the instruction as nvdisasm
+/// prints it. `disasm` prints such words; lifting, `asm` and translation refuse them.
+pub(super) fn invalid_word_error(
+    inst: &NvInst,
+    word: u64,
+    offset: usize,
+    e: super::FieldError,
+) -> Error {
+    // The instruction as the word alone prints (the phase lives in the control word).
+    let mut plain = inst.clone();
+    plain.phase = 0;
+    Error::Validation(ValidationError {
+        location: Location::Binary { offset },
+        rule: e.field,
+        detail: format!(
+            "`{}` (word {word:#018x}) decodes but cannot run: {}",
+            super::print_inst(&plain),
+            e.reason
+        ),
+    })
 }
 
-/// Decodes one instruction word at byte `offset` with its `phase`. `Ok(None)`: not a
-/// texture instruction.
+/// [`super::lift::check`] of a decoded word, as [`invalid_word_error`].
+pub(super) fn check_runs(inst: &NvInst, word: u64, offset: usize) -> Result<(), Error> {
+    super::lift::check(inst).map_err(|e| invalid_word_error(inst, word, offset, e))
+}
+
+/// The SM a program's words were read for (SM50 for a program that does not say).
+pub(super) fn program_sm(p: &Program) -> Sm {
+    match p.state.get::<NvidiaContainer>() {
+        Some(
+            NvidiaContainer::Stream { sm }
+            | NvidiaContainer::Cubin { sm, .. }
+            | NvidiaContainer::Words { sm },
+        ) => *sm,
+        _ => Sm::SM50,
+    }
+}
+
+/// The texture instruction an opaque binary item of a program read for `sm` holds: a word
+/// that decodes but did not lift (see [`invalid_word_error`]). `None` for anything else.
+pub(super) fn opaque_texture(o: &Opaque, sm: Sm) -> Option<(NvInst, u64)> {
+    if o.text.is_some() {
+        return None;
+    }
+    let word = opaque_bytes_word(o).ok()?;
+    let inst = decode_word_on(word, sm).ok()??;
+    Some((inst, word))
+}
+
+/// The refusal of an opaque item that is a texture instruction the hardware cannot run
+/// (encoding and translation refuse what `disasm` prints).
+pub(super) fn opaque_refusal(o: &Opaque, sm: Sm) -> Option<Error> {
+    if let Some((inst, column)) = super::listing::opaque_text_inst(o) {
+        let e = super::lift::check(&inst).err()?;
+        return Some(Error::Validation(ValidationError {
+            location: Location::Text {
+                line: o.span.line,
+                column,
+            },
+            rule: e.field,
+            detail: format!("`{}`: {}", super::print_inst(&inst), e.reason),
+        }));
+    }
+    let (inst, word) = opaque_texture(o, sm)?;
+    check_runs(&inst, word, o.span.offset).err()
+}
+
+/// The word and phase of an opaque listing line holding a texture instruction texlate keeps
+/// as read (`.F16`): encoded from its text.
+fn opaque_text_word(o: &Opaque) -> Option<Result<(u64, u8), Error>> {
+    let (inst, column) = super::listing::opaque_text_inst(o)?;
+    Some(
+        super::encode_word(&inst)
+            .map(|w| (w, inst.phase))
+            .map_err(|e| {
+                Error::Validation(ValidationError {
+                    location: Location::Text {
+                        line: o.span.line,
+                        column,
+                    },
+                    rule: e.field,
+                    detail: e.reason,
+                })
+            }),
+    )
+}
+
+/// Decodes one instruction word at byte `offset` for `sm`: `Some(Ok)` a texture instruction
+/// that lifts, `Some(Err)` one that decodes but cannot run ([`invalid_word_error`]), `None`
+/// not a texture instruction.
 pub(super) fn decode_instruction(
     word: u64,
     offset: usize,
     phase: u8,
-) -> Result<Option<TexInstr>, Error> {
-    let Some(inst) = decode_checked(word, offset, phase)? else {
+    sm: Sm,
+) -> Result<Option<Result<TexInstr, Error>>, Error> {
+    let Some(inst) = decode_at(word, offset, phase, sm)? else {
         return Ok(None);
     };
-    lift_inst(&inst, span_at(offset))
-        .map(Some)
-        .map_err(|e| word_error(word, offset, e))
+    if let Err(e) = check_runs(&inst, word, offset) {
+        return Ok(Some(Err(e)));
+    }
+    Ok(Some(
+        lift_inst(&inst, span_at(offset)).map_err(|e| invalid_word_error(&inst, word, offset, e)),
+    ))
 }
 
 fn opaque_word(word: u64, offset: usize) -> Item {
@@ -82,12 +181,14 @@ pub(super) enum StreamWord {
 pub(super) type Ctrl = (u64, usize);
 
 /// Reads the word at byte `offset`, word `index` of its stream (a bundle's control word
-/// first); `ctrl` is the bundle's control word, updated at each bundle's start.
+/// first), for `sm`; `ctrl` is the bundle's control word, updated at each bundle's start. A
+/// texture instruction is decoded, not checked to run ([`check_runs`]).
 pub(super) fn read_word(
     word: u64,
     offset: usize,
     index: usize,
     ctrl: &mut Ctrl,
+    sm: Sm,
 ) -> Result<StreamWord, Error> {
     let slot = index % BUNDLE_WORDS;
     if slot == 0 {
@@ -95,10 +196,11 @@ pub(super) fn read_word(
         return Ok(StreamWord::Control);
     }
     // A word that does not decode has no phase to read: its decode error comes first.
-    let Some(inst) = decode_word(word).map_err(|e| word_error(word, offset, e))? else {
+    let Some(mut inst) = decode_word_on(word, sm).map_err(|e| word_error(word, offset, e))? else {
         return Ok(StreamWord::Other);
     };
-    with_phase(inst, word, offset, phase_of(*ctrl, slot)?).map(StreamWord::Tex)
+    inst.phase = phase_of(*ctrl, slot)?;
+    Ok(StreamWord::Tex(inst))
 }
 
 /// The phase of `slot` in the bundle's control word `ctrl`; a reserved phase is an error at
@@ -132,17 +234,23 @@ pub(super) fn word_at(bytes: &[u8], k: usize) -> u64 {
     u64::from_le_bytes(b)
 }
 
-/// Decodes the words of one stream whose first byte is at file offset `base`.
-fn decode_stream(data: &[u8], base: usize, items: &mut Vec<Item>) -> Result<(), Error> {
+/// Decodes the words of one stream whose first byte is at file offset `base`, for `sm`. A
+/// texture word that decodes but cannot run stays an opaque word: printing shows it as
+/// nvdisasm does, encoding and translation refuse it ([`opaque_refusal`]).
+fn decode_stream(data: &[u8], base: usize, items: &mut Vec<Item>, sm: Sm) -> Result<(), Error> {
     check_whole_words(data.len(), base)?;
     let mut ctrl = (0u64, base);
     for i in 0..data.len() / WORD_BYTES {
         let offset = base + i * WORD_BYTES;
         let word = word_at(data, i);
-        items.push(match read_word(word, offset, i, &mut ctrl)? {
+        items.push(match read_word(word, offset, i, &mut ctrl, sm)? {
             StreamWord::Control => opaque_word(word, offset),
+            StreamWord::Tex(inst) if super::lift::check(&inst).is_err() => {
+                opaque_word(word, offset)
+            }
             StreamWord::Tex(inst) => Item::Tex(Box::new(
-                lift_inst(&inst, span_at(offset)).map_err(|e| word_error(word, offset, e))?,
+                lift_inst(&inst, span_at(offset))
+                    .map_err(|e| invalid_word_error(&inst, word, offset, e))?,
             )),
             StreamWord::Other => super::read_alu(opaque_word(word, offset), word, None),
         });
@@ -179,22 +287,23 @@ pub(super) fn cubin_sections(bytes: &[u8]) -> Result<Vec<(TextSection, &[u8])>, 
     Ok(sections)
 }
 
-/// Decodes a cubin or a raw stream.
-pub(super) fn decode(bytes: &[u8]) -> Result<Program, Error> {
+/// Decodes a cubin or a raw stream for `sm`.
+pub(super) fn decode(bytes: &[u8], sm: Sm) -> Result<Program, Error> {
     let mut program = Program::new(Isa::Nvidia);
     if !bytes.starts_with(b"\x7fELF") {
-        decode_stream(bytes, 0, &mut program.items)?;
-        program.state = crate::ir::Origin::new(NvidiaContainer::Stream);
+        decode_stream(bytes, 0, &mut program.items, sm)?;
+        program.state = crate::ir::Origin::new(NvidiaContainer::Stream { sm });
         return Ok(program);
     }
     let mut sections = Vec::new();
     for (section, data) in cubin_sections(bytes)? {
-        decode_stream(data, section.offset, &mut program.items)?;
+        decode_stream(data, section.offset, &mut program.items, sm)?;
         sections.push(section);
     }
     program.state = crate::ir::Origin::new(NvidiaContainer::Cubin {
         file: bytes.to_vec(),
         sections,
+        sm,
     });
     Ok(program)
 }
@@ -220,6 +329,7 @@ fn opaque_bytes_word(o: &Opaque) -> Result<u64, Error> {
 /// The words of a program that keeps its stream (stream, cubin, listing with encodings):
 /// texture instructions re-encoded, opaque words as read, encoding comments of listing lines.
 fn words(p: &Program) -> Result<Vec<Word>, Error> {
+    let sm = program_sm(p);
     let mut out = Vec::new();
     for item in &p.items {
         match item {
@@ -249,6 +359,9 @@ fn words(p: &Program) -> Result<Vec<Word>, Error> {
                         });
                     }
                 } else {
+                    if let Some(e) = opaque_refusal(o, sm) {
+                        return Err(e);
+                    }
                     out.push(Word {
                         value: opaque_bytes_word(o)?,
                         phase: None,
@@ -322,7 +435,9 @@ fn bundle(p: &Program) -> Result<Vec<u64>, Error> {
             Item::Comment(_) => {}
             Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia)),
             Item::Opaque(o) => {
-                if let Some(text) = &o.text {
+                if let Some(w) = opaque_text_word(o) {
+                    insts.push(w?);
+                } else if let Some(text) = &o.text {
                     if super::listing::is_instruction_line(text) {
                         return Err(Error::Unsupported(Unsupported::new(
                             format!("the non-texture instruction `{}`", text.trim()),
@@ -332,6 +447,9 @@ fn bundle(p: &Program) -> Result<Vec<u64>, Error> {
                         )));
                     }
                 } else {
+                    if let Some(e) = opaque_refusal(o, program_sm(p)) {
+                        return Err(e);
+                    }
                     insts.push((opaque_bytes_word(o)?, 0));
                 }
             }
@@ -354,7 +472,8 @@ fn bundle(p: &Program) -> Result<Vec<u64>, Error> {
 
 fn has_words(p: &Program) -> bool {
     match p.state.get::<NvidiaContainer>() {
-        Some(NvidiaContainer::Stream | NvidiaContainer::Cubin { .. }) => true,
+        Some(NvidiaContainer::Stream { .. } | NvidiaContainer::Cubin { .. }) => true,
+        Some(NvidiaContainer::Words { .. }) => false,
         Some(NvidiaContainer::Listing { .. }) => p.items.iter().any(|i| match i {
             Item::Opaque(o) => o.text.as_deref().and_then(hex_comment).is_some(),
             Item::Tex(t) => super::extras_of(t)
@@ -390,7 +509,7 @@ fn stream(p: &Program) -> Result<Vec<u64>, Error> {
 /// Encodes a program (see the module doc).
 pub(super) fn encode(p: &Program) -> Result<Vec<u8>, Error> {
     let words = stream(p)?;
-    if let Some(NvidiaContainer::Cubin { file, sections }) = p.state.get::<NvidiaContainer>() {
+    if let Some(NvidiaContainer::Cubin { file, sections, .. }) = p.state.get::<NvidiaContainer>() {
         let want: usize = sections.iter().map(|s| s.size / WORD_BYTES).sum();
         if want != words.len() {
             return Err(Error::Unsupported(Unsupported::new(
@@ -429,7 +548,15 @@ pub(super) fn instruction_words(p: &Program) -> Result<Vec<u64>, Error> {
         for item in &p.items {
             match item {
                 Item::Tex(t) => out.push(emit_inst(t)?.1),
-                Item::Opaque(o) if o.text.is_none() => out.push(opaque_bytes_word(o)?),
+                Item::Opaque(o) if o.text.is_none() => {
+                    if let Some(e) = opaque_refusal(o, program_sm(p)) {
+                        return Err(e);
+                    }
+                    out.push(opaque_bytes_word(o)?)
+                }
+                Item::Opaque(o) if opaque_text_word(o).is_some() => {
+                    out.extend(opaque_text_word(o).map(|w| w.map(|(w, _)| w)).transpose()?)
+                }
                 Item::Opaque(_) | Item::Comment(_) => {}
                 Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia)),
             }

@@ -4,7 +4,7 @@
 //! bits nvdisasm shows no use for, so `decode_word` and `encode_word` are inverse on every
 //! word that decodes. Bit ranges and value spellings come from `mappings/nvidia.toml`.
 
-use super::table::{code_of, table, FieldName, Form, OpClass};
+use super::table::{code_of, table, Field, FieldName, Form, OpClass, Sm};
 
 /// `RZ`: register 255 reads as zero (research §6).
 pub const RZ: u8 = 255;
@@ -25,7 +25,7 @@ pub struct NvInst {
     pub bindless: bool,
     /// Guard predicate field: bits 2..0 the predicate (7 = PT), bit 3 negates.
     pub guard: u8,
-    /// Sparse-status predicate destination (SM60+); `sparse_none` (7) = absent.
+    /// Sparse-status predicate destination (SM52+ for nvdisasm); `sparse_none` (7) = absent.
     pub sparse: u8,
     /// Destination register (255 = RZ).
     pub rd: u8,
@@ -65,6 +65,13 @@ pub struct NvInst {
     pub phase: u8,
     /// Bits in no field, kept so the word re-encodes exactly.
     pub raw: u64,
+    /// `.F16`: half-precision results, two per register (TEXS, TLDS, TLD4S; SM52+).
+    pub f16: bool,
+    /// `.RTZ`: the `.F16` results rounded toward zero (SM60+).
+    pub rtz: bool,
+    /// A short form's component code when it is one nvdisasm prints as `INVALID5`..`7`
+    /// (`mask` is then 0). Printed by `disasm`, refused by lift and `asm`.
+    pub invalid_comps: Option<u8>,
 }
 
 impl NvInst {
@@ -99,12 +106,15 @@ impl NvInst {
             query: 0,
             phase: 0,
             raw: 0,
+            f16: false,
+            rtz: false,
+            invalid_comps: None,
         }
     }
 
     /// The form this instruction encodes as.
     pub fn form(&self) -> Option<&'static Form> {
-        table().form(self.op, self.bindless)
+        table().form_f16(self.op, self.bindless, self.f16)
     }
 
     /// Whether the instruction has a dimension operand.
@@ -163,6 +173,7 @@ pub fn field_label(name: FieldName) -> &'static str {
         FieldName::Comps => "component code",
         FieldName::Target => "target",
         FieldName::Query => "query",
+        FieldName::Rtz => ".RTZ",
     }
 }
 
@@ -184,16 +195,53 @@ pub fn query_valid(code: u8) -> bool {
     t.query.contains_key(&code) || (code % 2 == 0 && (lo..=hi).contains(&code))
 }
 
-/// Decodes one word. `Ok(None)`: not a texture instruction.
+/// Decodes one word as SM50 does ([`decode_word_on`]). `Ok(None)`: not a texture instruction.
 pub fn decode_word(word: u64) -> Result<Option<NvInst>, FieldError> {
+    decode_word_on(word, Sm::SM50)
+}
+
+/// Decodes one word as nvdisasm does for `sm`: every word it prints decodes, reserved values
+/// it spells `INVALID…` included (lift and `asm` refuse those); a word it calls UNDECODABLE is
+/// an error naming the field. `Ok(None)`: not a texture instruction.
+pub fn decode_word_on(word: u64, sm: Sm) -> Result<Option<NvInst>, FieldError> {
     let Some(form) = table().form_of(word) else {
         return Ok(None);
     };
-    decode_form(form, word).map(Some)
+    decode_form(form, word, sm).map(Some)
 }
 
-fn decode_form(form: &Form, word: u64) -> Result<NvInst, FieldError> {
+/// The value a field holds when the instruction does not use it (the sparse predicate's
+/// `none`, 0 for the others).
+fn absent_value(f: &Field) -> u64 {
+    match f.name {
+        FieldName::Sparse => table().sparse_none.into(),
+        _ => 0,
+    }
+}
+
+/// The modifier or operand name of a form: `TEXS.F16`, `TEX.B`.
+fn form_name(form: &Form) -> String {
+    format!(
+        "{}{}{}",
+        form.op.mnemonic(),
+        if form.f16 { ".F16" } else { "" },
+        if form.bindless { ".B" } else { "" }
+    )
+}
+
+/// The error for a form or field `sm` does not decode yet.
+fn needs_sm(field: &'static str, what: &str, first: Sm, sm: Sm) -> FieldError {
+    FieldError::new(
+        field,
+        format!("{what} needs {first} or later (nvdisasm -b {sm} cannot decode it; see --sm)"),
+    )
+}
+
+fn decode_form(form: &Form, word: u64, sm: Sm) -> Result<NvInst, FieldError> {
     let t = table();
+    if sm < form.sm {
+        return Err(needs_sm("opcode", &form_name(form), form.sm, sm));
+    }
     if word & form.reserved != 0 {
         return Err(FieldError::new(
             "reserved",
@@ -205,11 +253,22 @@ fn decode_form(form: &Form, word: u64) -> Result<NvInst, FieldError> {
         ));
     }
     let mut inst = NvInst::new(form.op, form.bindless);
-    inst.raw = word & form.free_bits();
+    inst.f16 = form.f16;
+    inst.raw = word & form.free_bits_on(sm);
     let mut comps = None;
     for f in &form.fields {
         let v = f.get(word);
         let label = field_label(f.name);
+        if sm > f.until {
+            continue;
+        }
+        if sm < f.sm {
+            if v != absent_value(f) {
+                let what = format!("{label} of {}", form_name(form));
+                return Err(needs_sm(label, &what, f.sm, sm));
+            }
+            continue;
+        }
         let reserved = || FieldError::new(label, format!("value {v} is reserved"));
         match f.name {
             FieldName::Rd => inst.rd = v as u8,
@@ -226,7 +285,7 @@ fn decode_form(form: &Form, word: u64) -> Result<NvInst, FieldError> {
             FieldName::Sparse => inst.sparse = v as u8,
             FieldName::Aoffi => inst.offset = if v != 0 { OFFSET_AOFFI } else { OFFSET_NONE },
             FieldName::Lod => {
-                if t.dense.lod[v as u8 as usize].is_none() {
+                if t.dense.printed_lod[v as u8 as usize].is_none() {
                     return Err(reserved());
                 }
                 inst.lod = v as u8;
@@ -243,11 +302,12 @@ fn decode_form(form: &Form, word: u64) -> Result<NvInst, FieldError> {
             FieldName::Ms => inst.ms = v != 0,
             FieldName::Cl => inst.cl = v != 0,
             FieldName::OffsetMode => {
-                if t.dense.offset_mode[v as u8 as usize].is_none() {
+                if t.dense.printed_offset_mode[v as u8 as usize].is_none() {
                     return Err(reserved());
                 }
                 inst.offset = v as u8;
             }
+            FieldName::Rtz => inst.rtz = v != 0,
             FieldName::Comp => inst.comp = v as u8,
             FieldName::Comps => comps = Some(v as u8),
             FieldName::Target => {
@@ -280,14 +340,57 @@ fn decode_form(form: &Form, word: u64) -> Result<NvInst, FieldError> {
         } else {
             &t.comps_quad
         };
-        inst.mask = names.get(&code).map(|s| comps_mask(s)).ok_or_else(|| {
-            FieldError::new(
-                "component code",
-                format!("value {code} is reserved when Rd1 is a register"),
-            )
-        })?;
+        match names.get(&code) {
+            Some(s) => inst.mask = comps_mask(s),
+            None if inst.rd1 != RZ && t.invalid.comps_quad.contains_key(&code) => {
+                inst.mask = 0;
+                inst.invalid_comps = Some(code);
+            }
+            None => {
+                return Err(FieldError::new(
+                    "component code",
+                    format!("value {code} is reserved when Rd1 is a register"),
+                ))
+            }
+        }
     }
     Ok(inst)
+}
+
+/// Why `inst` decodes but is no instruction the hardware runs: a reserved value nvdisasm
+/// spells `INVALID…`. `None` when it has none. (Register vectors past R254 and forms without
+/// a parameter layout are refused by lift's own check.)
+pub fn invalid_value(inst: &NvInst) -> Option<FieldError> {
+    let t = table();
+    let d = &t.dense;
+    let printed = |names: &super::table::DenseNames, code: u8| names[usize::from(code)];
+    let refuse = |field: &'static str, spelling: Option<&str>| {
+        FieldError::new(
+            field,
+            format!(
+                "{} is a reserved value: nvdisasm prints it, the hardware has no such {}",
+                spelling.unwrap_or("the value"),
+                field
+            ),
+        )
+    };
+    let has = |n: FieldName| inst.form().and_then(|f| f.field(n)).is_some();
+    if has(FieldName::Lod) && !t.lod.contains_key(&inst.lod) {
+        return Some(refuse("LOD mode", printed(&d.printed_lod, inst.lod)));
+    }
+    if has(FieldName::OffsetMode) && !t.offset_mode.contains_key(&inst.offset) {
+        return Some(refuse(
+            "offset mode",
+            printed(&d.printed_offset_mode, inst.offset),
+        ));
+    }
+    if let Some(code) = inst.invalid_comps {
+        return Some(refuse(
+            "component code",
+            printed(&d.printed_comps_quad, code),
+        ));
+    }
+    None
 }
 
 /// The `lod` table code of a LOD spelling (`""`, `LZ`, ...).
@@ -395,17 +498,20 @@ pub fn encode_word(inst: &NvInst) -> Result<u64, FieldError> {
             "TLD4S always writes four components of a 2D gather",
         ));
     }
-    if inst.raw & !form.free_bits() != 0 {
+    if inst.rtz && !has(FieldName::Rtz) {
+        return refuse(".RTZ");
+    }
+    if inst.raw & !form.free_bits_any() != 0 {
         return Err(FieldError::new(
             "raw",
             format!(
                 "bits {:#018x} belong to fields of {}",
-                inst.raw & !form.free_bits(),
+                inst.raw & !form.free_bits_any(),
                 inst.op.mnemonic()
             ),
         ));
     }
-    let mut word = form.value | inst.raw;
+    let mut word = form.value;
     for f in &form.fields {
         let label = field_label(f.name);
         let value: u64 = match f.name {
@@ -427,7 +533,7 @@ pub fn encode_word(inst: &NvInst) -> Result<u64, FieldError> {
                 _ => return refuse(".PTP"),
             },
             FieldName::Lod => {
-                if !t.lod.contains_key(&inst.lod) {
+                if t.dense.printed_lod[usize::from(inst.lod)].is_none() {
                     return Err(FieldError::new(
                         label,
                         format!("code {} is reserved", inst.lod),
@@ -447,13 +553,17 @@ pub fn encode_word(inst: &NvInst) -> Result<u64, FieldError> {
             FieldName::Ms => inst.ms.into(),
             FieldName::Cl => inst.cl.into(),
             FieldName::OffsetMode => {
-                if !t.offset_mode.contains_key(&inst.offset) {
+                if t.dense.printed_offset_mode[usize::from(inst.offset)].is_none() {
                     return Err(FieldError::new(label, "reserved offset mode"));
                 }
                 inst.offset.into()
             }
+            FieldName::Rtz => inst.rtz.into(),
             FieldName::Comp => inst.comp.into(),
-            FieldName::Comps => comps_code(inst.mask, inst.rd1 == RZ)
+            FieldName::Comps => inst
+                .invalid_comps
+                .filter(|_| inst.rd1 != RZ)
+                .or_else(|| comps_code(inst.mask, inst.rd1 == RZ))
                 .ok_or_else(|| {
                     FieldError::new(
                         label,
@@ -493,6 +603,37 @@ pub fn encode_word(inst: &NvInst) -> Result<u64, FieldError> {
             ));
         }
         f.put(&mut word, value);
+    }
+    Ok(word | inst.raw)
+}
+
+/// [`encode_word`] for `sm`: also refuses what nvdisasm `-b sm` cannot decode (a form or a
+/// field value of a later SM) or no longer prints (TLD4 `.NDV` past SM53), naming the field.
+pub fn encode_word_on(inst: &NvInst, sm: Sm) -> Result<u64, FieldError> {
+    let word = encode_word(inst)?;
+    let Some(form) = inst.form() else {
+        return Ok(word);
+    };
+    if sm < form.sm {
+        return Err(needs_sm("opcode", &form_name(form), form.sm, sm));
+    }
+    for f in &form.fields {
+        let label = field_label(f.name);
+        let v = f.get(word);
+        if sm < f.sm && v != absent_value(f) {
+            let what = format!("{label} of {}", form_name(form));
+            return Err(needs_sm(label, &what, f.sm, sm));
+        }
+        if sm > f.until && v != absent_value(f) && inst.raw & f.mask() == 0 {
+            return Err(FieldError::new(
+                label,
+                format!(
+                    "{label} of {} is not decoded past {} (nvdisasm -b {sm} ignores it)",
+                    form_name(form),
+                    f.until
+                ),
+            ));
+        }
     }
     Ok(word)
 }

@@ -6,7 +6,7 @@
 //! `Scalar::Reg(NvGpr #)`; `RZ` is [`Scalar::Zero`] (a vector based at RZ reads zeros). What
 //! the IR does not model goes into [`NvidiaExtras`].
 
-use super::inst::{lod_spelling, FieldError, NvInst, OFFSET_AOFFI, OFFSET_PTP, RZ};
+use super::inst::{invalid_value, lod_spelling, FieldError, NvInst, OFFSET_AOFFI, OFFSET_PTP, RZ};
 use super::packing::{
     coord_count, dim_name, dst_channels, dst_layout, is_arrayed, param_counts, params, Param,
 };
@@ -67,7 +67,25 @@ fn vector(base: u8, n: usize, operand: &'static str) -> Result<Vec<Scalar>, Fiel
 /// Checks that `inst` lifts: its form has a slot order, and its Ra, Rb, Rd and Rd1 vectors
 /// fit. [`lift`] fails exactly when this does; the streaming paths, which print and encode
 /// decoded instructions without building the IR, call it alone.
+///
+/// It also refuses what decodes but the hardware cannot run (validation, not decoding: `disasm`
+/// prints these words as nvdisasm does): a reserved value nvdisasm spells `INVALID…`
+/// ([`invalid_value`]), and the `.F16` forms, whose packed half-precision results the IR
+/// does not model.
 pub fn check(inst: &NvInst) -> Result<(), FieldError> {
+    if let Some(e) = invalid_value(inst) {
+        return Err(e);
+    }
+    if inst.f16 {
+        return Err(FieldError {
+            field: ".F16",
+            reason: format!(
+                "{}.F16 writes half-precision results packed two per register, which the IR \
+                 does not model (disasm and asm read it; translation refuses it)",
+                inst.op.mnemonic()
+            ),
+        });
+    }
     let (ra, rb) = param_counts(inst).ok_or_else(no_target)?;
     check_vector(inst.ra, ra, "Ra")?;
     check_vector(inst.rb, rb, "Rb")?;

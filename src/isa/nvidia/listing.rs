@@ -9,9 +9,14 @@
 //! phase into the encoding comment of its bundle's control word, so an edited listing stays
 //! consistent.
 
+use super::binary::{opaque_texture, phase_of, program_sm};
 use super::control::{self, BUNDLE_WORDS};
+use super::table::Sm;
 use super::text::{is_texture_text, parse_inst, print_inst, push_hex16, push_hex_digits, TextOut};
-use super::{decode_word, emit_inst, extras_of, lift, ListingLine, NvidiaContainer, NvidiaExtras};
+use super::{
+    decode_word_on, emit_inst, encode_word_on, extras_of, lift, ListingLine, NvInst,
+    NvidiaContainer, NvidiaExtras,
+};
 use crate::error::{Error, ParseError};
 use crate::ir::{Isa, Item, Opaque, Program, Span};
 
@@ -156,8 +161,9 @@ fn one_based(index: usize) -> u32 {
     u32::try_from(index).map_or(u32::MAX, |i| i.saturating_add(1))
 }
 
-/// Parses a listing (or single instruction lines).
-pub(super) fn parse(src: &str) -> Result<Program, Error> {
+/// Parses a listing (or single instruction lines) for `sm`: an instruction `sm` cannot
+/// encode (a form or modifier of a later SM) is an error at its mnemonic.
+pub(super) fn parse(src: &str, sm: Sm) -> Result<Program, Error> {
     let mut program = Program::new(Isa::Nvidia);
     let final_newline = src.ends_with('\n');
     let body = src.strip_suffix('\n').unwrap_or(src);
@@ -203,6 +209,23 @@ pub(super) fn parse(src: &str) -> Result<Program, Error> {
         };
         let column = one_based(tl.text_start);
         let mut inst = parse_inst(tl.text, line_no, column)?;
+        encode_word_on(&inst, sm).map_err(|e| ParseError {
+            line: line_no,
+            column,
+            token: tl.text.split_whitespace().next().unwrap_or("").to_string(),
+            expected: format!("an instruction {sm} encodes ({e})"),
+        })?;
+        // `.F16` results (two halves per register) have no IR form: the line is kept as read
+        // (printed back, encoded from its text by `asm`, refused by translation).
+        if inst.f16 {
+            program.items.push(Item::Opaque(Opaque {
+                text: Some(line.to_string()),
+                bytes: Vec::new(),
+                span,
+            }));
+            i += 1;
+            continue;
+        }
         if tl.layout.terminator == "}" && tl.word.is_none() {
             if let Some((col, word)) = lines.get(i + 1).and_then(|l| lone_hex(l)) {
                 tl.layout.hex_next_line = Some(col);
@@ -211,7 +234,7 @@ pub(super) fn parse(src: &str) -> Result<Program, Error> {
             }
         }
         // Keep the word's unprinted bits when its encoding comment is this instruction.
-        if let Some(Ok(Some(mut decoded))) = tl.word.map(decode_word) {
+        if let Some(Ok(Some(mut decoded))) = tl.word.map(|w| decode_word_on(w, sm)) {
             decoded.phase = inst.phase;
             decoded.raw = 0;
             let mut plain = inst.clone();
@@ -220,7 +243,7 @@ pub(super) fn parse(src: &str) -> Result<Program, Error> {
                 inst.raw = tl.word.unwrap_or(0)
                     & super::table::table()
                         .form_of(tl.word.unwrap_or(0))
-                        .map_or(0, |f| f.free_bits());
+                        .map_or(0, |f| f.free_bits_on(sm));
             }
         }
         let mut extras = NvidiaExtras::empty();
@@ -244,6 +267,14 @@ pub(super) fn parse(src: &str) -> Result<Program, Error> {
         final_newline,
     });
     Ok(program)
+}
+
+/// The texture instruction of an opaque listing line: one that parses but is kept as read
+/// (`.F16`, which does not lift), with the 1-based column of its text.
+pub(super) fn opaque_text_inst(o: &Opaque) -> Option<(NvInst, u32)> {
+    let tl = split_tex_line(o.text.as_deref()?)?;
+    let column = one_based(tl.text_start);
+    Some((parse_inst(tl.text, o.span.line, column).ok()?, column))
 }
 
 /// `/* 0x… */` for a word.
@@ -284,8 +315,11 @@ pub(super) fn print(p: &Program) -> Result<String, Error> {
             crlf,
             final_newline,
         }) => print_listing(p, *crlf, *final_newline),
-        Some(NvidiaContainer::Stream) | Some(NvidiaContainer::Cubin { .. }) => print_stream(p),
-        None => {
+        Some(NvidiaContainer::Stream { .. }) | Some(NvidiaContainer::Cubin { .. }) => {
+            print_stream(p)
+        }
+        Some(NvidiaContainer::Words { .. }) | None => {
+            let sm = program_sm(p);
             let mut out = String::new();
             for item in &p.items {
                 match item {
@@ -294,9 +328,10 @@ pub(super) fn print(p: &Program) -> Result<String, Error> {
                     Item::Alu(a) => {
                         return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia))
                     }
-                    Item::Opaque(o) => match &o.text {
-                        Some(text) => out.push_str(text),
-                        None => out.push_str(&hex_text(word_of(&o.bytes))),
+                    Item::Opaque(o) => match (&o.text, opaque_texture(o, sm)) {
+                        (Some(text), _) => out.push_str(text),
+                        (None, Some((inst, _))) => out.push_str(&print_inst(&inst)),
+                        (None, None) => out.push_str(&hex_text(word_of(&o.bytes))),
                     },
                 }
                 out.push('\n');
@@ -468,15 +503,41 @@ fn print_stream(p: &Program) -> Result<String, Error> {
             .collect(),
         _ => vec![(String::new(), p.items.len())],
     };
+    let sm = program_sm(p);
     let mut texts: Vec<Option<(String, u64)>> = Vec::with_capacity(p.items.len());
-    for item in &p.items {
+    // Each section's control word (item index, value) as the items are walked, for the
+    // phase of an opaque texture word (one that decodes but cannot run).
+    let mut bounds = Vec::new();
+    let mut start = 0;
+    for (_, len) in &sections {
+        bounds.push(start);
+        start += len;
+    }
+    let mut ctrl: (u64, usize) = (0, 0);
+    for (k, item) in p.items.iter().enumerate() {
+        let section_start = bounds.iter().rev().find(|&&b| b <= k).copied().unwrap_or(0);
+        let slot = (k - section_start) % BUNDLE_WORDS;
         texts.push(match item {
             Item::Tex(t) => {
                 let (inst, word) = emit_inst(t)?;
                 Some((print_inst(&inst), word))
             }
             Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia)),
-            Item::Opaque(_) | Item::Comment(_) => None,
+            Item::Opaque(o) => {
+                if slot == 0 {
+                    ctrl = (word_of(&o.bytes), o.span.offset);
+                    None
+                } else {
+                    match opaque_texture(o, sm) {
+                        Some((mut inst, word)) => {
+                            inst.phase = phase_of(ctrl, slot)?;
+                            Some((print_inst(&inst), word))
+                        }
+                        None => None,
+                    }
+                }
+            }
+            Item::Comment(_) => None,
         });
     }
     let widest = texts

@@ -1,4 +1,4 @@
-//! NVIDIA Maxwell SASS (SM50/SM52) texture instructions: nvdisasm text, 64-bit words with
+//! NVIDIA Maxwell/Pascal SASS (SM50–SM61, `--sm`) texture instructions: nvdisasm text, 64-bit words with
 //! their bundle control words, raw instruction streams and cubin `.text` sections.
 //!
 //! Layers: [`table`] (the data of `mappings/nvidia.toml`), [`inst`] (one instruction field by
@@ -25,7 +25,8 @@ mod stream;
 pub mod table;
 pub mod text;
 
-pub use inst::{decode_word, encode_word, FieldError, NvInst, RZ};
+pub use inst::{decode_word, decode_word_on, encode_word, encode_word_on, FieldError, NvInst, RZ};
+pub use table::Sm;
 pub use text::{parse_inst, print_inst};
 
 use crate::error::{DecodeError, Error};
@@ -107,13 +108,23 @@ pub enum NvidiaContainer {
         final_newline: bool,
     },
     /// A raw stream of little-endian words, bundles of four with the control word first.
-    Stream,
+    Stream {
+        /// The SM its words were decoded for.
+        sm: Sm,
+    },
     /// A cubin: the file is kept whole; its `.text.*` sections are rewritten in place.
     Cubin {
         /// The whole file.
         file: Vec<u8>,
         /// Its `.text.*` sections.
         sections: Vec<TextSection>,
+        /// The SM its words were decoded for.
+        sm: Sm,
+    },
+    /// Instruction words given one by one (`--hex`), printed one per line.
+    Words {
+        /// The SM they were decoded for.
+        sm: Sm,
     },
 }
 
@@ -165,9 +176,9 @@ fn read_alu(item: Item, word: u64, text: Option<&str>) -> Item {
     Item::Alu(Box::new(a))
 }
 
-/// Parses nvdisasm text: single instructions, or whole nvdisasm/cuobjdump listings.
+/// Parses nvdisasm text: single instructions, or whole nvdisasm/cuobjdump listings (SM50).
 pub fn parse_text(src: &str) -> Result<Program, Error> {
-    listing::parse(src)
+    listing::parse(src, Sm::SM50)
 }
 
 /// Prints a program as nvdisasm text.
@@ -175,9 +186,17 @@ pub fn print_text(p: &Program) -> Result<String, Error> {
     listing::print(&p.alu_as_read())
 }
 
-/// Decodes a cubin (ELF) or a raw instruction stream.
+/// Decodes a cubin (ELF) or a raw instruction stream, as SM50.
 pub fn decode_binary(bytes: &[u8]) -> Result<Program, Error> {
-    binary::decode(bytes)
+    decode_binary_on(bytes, Sm::SM50)
+}
+
+/// Decodes a cubin (ELF) or a raw instruction stream for `sm`. A texture word that decodes
+/// but cannot run (a reserved value nvdisasm spells `INVALID…`, a register vector past R254,
+/// TXD on a target without a gradient layout) is kept as an opaque word: printed as nvdisasm
+/// prints it, refused by encoding and translation with a validation error at its offset.
+pub fn decode_binary_on(bytes: &[u8], sm: Sm) -> Result<Program, Error> {
+    binary::decode(bytes, sm)
 }
 
 /// Encodes a program: a cubin is rewritten in place, anything else becomes a raw stream.
@@ -185,8 +204,15 @@ pub fn encode_binary(p: &Program) -> Result<Vec<u8>, Error> {
     binary::encode(&p.alu_as_read())
 }
 
-/// Decodes instruction words given as 16 hex digits (`0x` optional), one instruction each.
+/// Decodes instruction words given as 16 hex digits (`0x` optional), one instruction each,
+/// as SM50.
 pub fn decode_hex(words: &[&str]) -> Result<Program, Error> {
+    decode_hex_on(words, Sm::SM50)
+}
+
+/// [`decode_hex`] for `sm`; a word that decodes but cannot run is kept as in
+/// [`decode_binary_on`].
+pub fn decode_hex_on(words: &[&str], sm: Sm) -> Result<Program, Error> {
     let mut program = Program::new(crate::ir::Isa::Nvidia);
     let bytes = crate::isa::parse_hex_words(words, crate::isa::hex::HexUnit::Qword)?;
     for (i, chunk) in bytes.chunks_exact(control::WORD_BYTES).enumerate() {
@@ -194,12 +220,24 @@ pub fn decode_hex(words: &[&str]) -> Result<Program, Error> {
         let mut le = [0u8; 8];
         le.copy_from_slice(chunk);
         let word = u64::from_le_bytes(le);
-        let t = binary::decode_instruction(word, offset, 0)?.ok_or_else(|| DecodeError {
+        let t = binary::decode_instruction(word, offset, 0, sm)?.ok_or_else(|| DecodeError {
             offset,
             reason: format!("word {word:#018x} is not a texture instruction"),
         })?;
-        program.items.push(Item::Tex(Box::new(t)));
+        program.items.push(match t {
+            Ok(t) => Item::Tex(Box::new(t)),
+            Err(_) => Item::Opaque(crate::ir::Opaque {
+                text: None,
+                bytes: chunk.to_vec(),
+                span: Span {
+                    offset,
+                    line: 0,
+                    column: 0,
+                },
+            }),
+        });
     }
+    program.state = crate::ir::Origin::new(NvidiaContainer::Words { sm });
     Ok(program)
 }
 
@@ -255,8 +293,16 @@ pub struct NvidiaCodec;
 impl crate::isa::Codec for NvidiaCodec {
     crate::isa::codec_functions!(Nvidia);
     fn parse_text(&self, src: &str, read: crate::ReadOptions) -> Result<Program, Error> {
-        let _ = read;
-        parse_text(src)
+        listing::parse(src, read.sm)
+    }
+    fn decode_binary_with(&self, bytes: &[u8], read: crate::ReadOptions) -> Result<Program, Error> {
+        decode_binary_on(bytes, read.sm)
+    }
+    fn decode_hex_with(&self, words: &[&str], read: crate::ReadOptions) -> Result<Program, Error> {
+        decode_hex_on(words, read.sm)
+    }
+    fn opaque_refusal(&self, program: &Program, item: &crate::ir::Opaque) -> Option<Error> {
+        binary::opaque_refusal(item, binary::program_sm(program))
     }
     fn register_groups(&self, t: &TexInstr) -> Result<Vec<crate::isa::RegGroup>, Error> {
         emit_inst::register_groups(t)
@@ -269,14 +315,30 @@ impl crate::isa::Codec for NvidiaCodec {
         input: &mut dyn crate::stream::Input,
         out: &mut dyn std::io::Write,
     ) -> Result<crate::stream::Stats, crate::stream::StreamError> {
-        stream::disasm(input, out)
+        stream::disasm(input, out, Sm::SM50)
     }
     fn stream_disasm_hex(
         &self,
         words: &[&str],
         out: &mut dyn std::io::Write,
     ) -> Result<crate::stream::Stats, crate::stream::StreamError> {
-        stream::disasm_hex(words, out)
+        stream::disasm_hex(words, out, Sm::SM50)
+    }
+    fn stream_disasm_with(
+        &self,
+        input: &mut dyn crate::stream::Input,
+        read: crate::ReadOptions,
+        out: &mut dyn std::io::Write,
+    ) -> Result<crate::stream::Stats, crate::stream::StreamError> {
+        stream::disasm(input, out, read.sm)
+    }
+    fn stream_disasm_hex_with(
+        &self,
+        words: &[&str],
+        read: crate::ReadOptions,
+        out: &mut dyn std::io::Write,
+    ) -> Result<crate::stream::Stats, crate::stream::StreamError> {
+        stream::disasm_hex(words, out, read.sm)
     }
     fn stream_transcode(
         &self,
@@ -285,7 +347,7 @@ impl crate::isa::Codec for NvidiaCodec {
         emit: crate::Form,
         out: &mut dyn std::io::Write,
     ) -> Result<crate::stream::Stats, crate::stream::StreamError> {
-        match stream::transcode(input, emit, out)? {
+        match stream::transcode(input, emit, out, read.sm)? {
             Some(stats) => Ok(stats),
             None => crate::stream::transcode_whole(self, input, read, emit, out),
         }

@@ -5,7 +5,9 @@
 //! A stream listing pads every encoding comment to one column set by the widest texture
 //! instruction of the whole input ([`super::listing::stream_column`]), so a raw stream is
 //! read twice: once to check every word and measure the texts, once to print. Nothing is
-//! written when a word is rejected. The words printed are the words read: for every word
+//! written when a word is rejected. Words are decoded for an SM (`--sm`): every word nvdisasm
+//! prints for it is printed the same, reserved `INVALID…` values and register vectors past
+//! R254 included; only the identity transcode refuses those (validation, as encoding does). The words printed are the words read: for every word
 //! that decodes and lifts, `encode(emit(lift(decode(w)))) == w` and the text printed from
 //! the decoded instruction is the one printed from the IR (`tests/stream.rs` checks both on
 //! the corpus and on random words).
@@ -13,11 +15,12 @@
 use std::io::{self, SeekFrom, Write};
 
 use super::binary::{
-    check_whole_words, cubin_sections, decode_checked, phase_of, read_word, word_at,
+    check_runs, check_whole_words, cubin_sections, decode_at, phase_of, read_word, word_at,
 };
 use super::binary::{Ctrl, StreamWord};
 use super::control::{BUNDLE_WORDS, WORD_BYTES};
 use super::listing::{section_header, stream_column, stream_line};
+use super::table::Sm;
 use super::text::write_inst;
 use crate::error::{DecodeError, Error};
 use crate::stream::{Input, Sink, Stats, StreamError};
@@ -120,6 +123,7 @@ impl Recent {
 
 /// The state of one walk over a stream's words: pass 1 measures, pass 2 prints.
 struct Walk {
+    sm: Sm,
     ctrl: Ctrl,
     scratch: Vec<u8>,
     widest: usize,
@@ -128,8 +132,9 @@ struct Walk {
 }
 
 impl Walk {
-    fn new() -> Self {
+    fn new(sm: Sm) -> Self {
         Walk {
+            sm,
             ctrl: (0, 0),
             scratch: Vec::new(),
             widest: 0,
@@ -157,7 +162,7 @@ impl Walk {
                 }
             }
         }
-        match read_word(word, offset, index, &mut self.ctrl)? {
+        match read_word(word, offset, index, &mut self.ctrl, self.sm)? {
             StreamWord::Tex(inst) => {
                 write_inst(&mut self.scratch, &inst);
                 self.recent.put(word, inst.phase, &self.scratch);
@@ -199,13 +204,17 @@ impl Walk {
 }
 
 /// [`crate::stream::disasm`] of NVIDIA binaries: a raw stream or a cubin.
-pub(super) fn disasm(input: &mut dyn Input, out: &mut dyn Write) -> Result<Stats, StreamError> {
+pub(super) fn disasm(
+    input: &mut dyn Input,
+    out: &mut dyn Write,
+    sm: Sm,
+) -> Result<Stats, StreamError> {
     let (len, elf) = probe(input)?;
     if elf {
-        return disasm_cubin(&crate::stream::read_all(input)?, out);
+        return disasm_cubin(&crate::stream::read_all(input)?, out, sm);
     }
     check_whole_words(len, 0)?;
-    let mut walk = Walk::new();
+    let mut walk = Walk::new(sm);
     for_each_word(input, len, |word, offset, index| {
         Ok(walk.measure(word, offset, index)?)
     })?;
@@ -222,9 +231,9 @@ pub(super) fn disasm(input: &mut dyn Input, out: &mut dyn Write) -> Result<Stats
 
 /// A cubin (read whole: an ELF file is read by its section headers), its `.text.*`
 /// sections printed word by word.
-fn disasm_cubin(bytes: &[u8], out: &mut dyn Write) -> Result<Stats, StreamError> {
+fn disasm_cubin(bytes: &[u8], out: &mut dyn Write, sm: Sm) -> Result<Stats, StreamError> {
     let sections = cubin_sections(bytes)?;
-    let mut walk = Walk::new();
+    let mut walk = Walk::new(sm);
     for (section, data) in &sections {
         check_whole_words(data.len(), section.offset)?;
         walk.ctrl = (0, section.offset);
@@ -249,7 +258,11 @@ fn disasm_cubin(bytes: &[u8], out: &mut dyn Write) -> Result<Stats, StreamError>
 }
 
 /// [`crate::stream::disasm_hex`]: each word one texture instruction, printed on its line.
-pub(super) fn disasm_hex(words: &[&str], out: &mut dyn Write) -> Result<Stats, StreamError> {
+pub(super) fn disasm_hex(
+    words: &[&str],
+    out: &mut dyn Write,
+    sm: Sm,
+) -> Result<Stats, StreamError> {
     let bytes =
         crate::isa::parse_hex_words(words, crate::isa::hex::HexUnit::Qword).map_err(Error::from)?;
     let mut stats = Stats::default();
@@ -257,7 +270,7 @@ pub(super) fn disasm_hex(words: &[&str], out: &mut dyn Write) -> Result<Stats, S
     let mut insts = Vec::with_capacity(bytes.len() / WORD_BYTES);
     for k in 0..bytes.len() / WORD_BYTES {
         let (word, offset) = (word_at(&bytes, k), k * WORD_BYTES);
-        let inst = decode_checked(word, offset, 0)?
+        let inst = decode_at(word, offset, 0, sm)?
             .ok_or_else(|| DecodeError {
                 offset,
                 reason: format!("word {word:#018x} is not a texture instruction"),
@@ -284,20 +297,30 @@ pub(super) fn transcode(
     input: &mut dyn Input,
     emit: Form,
     out: &mut dyn Write,
+    sm: Sm,
 ) -> Result<Option<Stats>, StreamError> {
     let (len, elf) = probe(input)?;
     if elf || emit != Form::Binary || !super::looks_binary_prefix(input, len)? {
         return Ok(None);
     }
     check_whole_words(len, 0)?;
-    let mut walk = Walk::new();
+    let mut walk = Walk::new(sm);
+    // Decoding errors first, over the whole stream, then the first word that decodes but
+    // cannot run: the order of the whole-program path (decode, then encode).
+    let mut cannot_run = None;
     for_each_word(input, len, |word, offset, index| {
         walk.stats.items += 1;
-        if let StreamWord::Tex(_) = read_word(word, offset, index, &mut walk.ctrl)? {
+        if let StreamWord::Tex(inst) = read_word(word, offset, index, &mut walk.ctrl, sm)? {
             walk.stats.texture += 1;
+            if cannot_run.is_none() {
+                cannot_run = check_runs(&inst, word, offset).err();
+            }
         }
         Ok(())
     })?;
+    if let Some(e) = cannot_run {
+        return Err(e.into());
+    }
     let mut w = io::BufWriter::with_capacity(CHUNK_BYTES, out);
     for_each_word(input, len, |word, _, _| {
         Ok(w.write_all(&word.to_le_bytes())?)

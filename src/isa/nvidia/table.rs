@@ -70,6 +70,68 @@ impl OpClass {
     }
 }
 
+/// An NVIDIA architecture, by nvdisasm's name (`-b SM50`): what a word decodes to depends on
+/// it (`mappings/nvidia.toml` gates forms and fields by SM, as the field sweep measured).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, serde::Serialize,
+)]
+#[repr(u8)]
+pub enum Sm {
+    /// Maxwell GM10x (the default: what texlate has always read).
+    #[default]
+    SM50,
+    /// Maxwell GM20x.
+    SM52,
+    /// Maxwell GM20B (Tegra X1).
+    SM53,
+    /// Pascal GP100.
+    SM60,
+    /// Pascal GP10x.
+    SM61,
+}
+
+impl Sm {
+    /// Every SM, oldest first.
+    pub const ALL: [Sm; 5] = [Sm::SM50, Sm::SM52, Sm::SM53, Sm::SM60, Sm::SM61];
+    /// How many there are.
+    pub const COUNT: usize = Sm::ALL.len();
+
+    /// nvdisasm's name (`SM50`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Sm::SM50 => "SM50",
+            Sm::SM52 => "SM52",
+            Sm::SM53 => "SM53",
+            Sm::SM60 => "SM60",
+            Sm::SM61 => "SM61",
+        }
+    }
+
+    /// Reads nvdisasm's name, any case, `sm_61` too.
+    pub fn parse(s: &str) -> Option<Sm> {
+        let norm = s.to_ascii_uppercase().replace('_', "");
+        Sm::ALL.into_iter().find(|sm| sm.name() == norm)
+    }
+}
+
+impl std::fmt::Display for Sm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Sm {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Sm, String> {
+        Sm::parse(s).ok_or_else(|| {
+            format!(
+                "unknown SM `{s}`: expected one of {}",
+                Sm::ALL.map(Sm::name).join(", ")
+            )
+        })
+    }
+}
+
 /// The fields the decoder knows. Their bit ranges live in the TOML.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -121,11 +183,13 @@ pub enum FieldName {
     Target,
     /// TXQ's query.
     Query,
+    /// `.RTZ` of the `.F16` short forms (SM60+).
+    Rtz,
 }
 
 impl FieldName {
     /// How many field names there are (the size of a table indexed by `name as usize`).
-    pub const COUNT: usize = FieldName::Query as usize + 1;
+    pub const COUNT: usize = FieldName::Rtz as usize + 1;
 }
 
 /// One bit field of a form.
@@ -137,9 +201,30 @@ pub struct Field {
     pub lo: u32,
     /// The width in bits.
     pub width: u32,
+    /// The first SM that decodes the field (earlier SMs refuse a word where it is not absent).
+    #[serde(default)]
+    pub sm: Sm,
+    /// The last SM that prints the field (later SMs ignore its bits).
+    #[serde(default = "last_sm")]
+    pub until: Sm,
+}
+
+fn last_sm() -> Sm {
+    Sm::SM61
 }
 
 impl Field {
+    /// A field of every SM.
+    pub fn bits(name: FieldName, lo: u32, width: u32) -> Field {
+        Field {
+            name,
+            lo,
+            width,
+            sm: Sm::SM50,
+            until: last_sm(),
+        }
+    }
+
     /// The field's bits in place.
     pub fn mask(&self) -> u64 {
         (u64::MAX >> (64 - self.width)) << self.lo
@@ -159,12 +244,21 @@ impl Field {
     pub fn fits(&self, value: u64) -> bool {
         value <= u64::MAX >> (64 - self.width)
     }
+
+    /// Whether `sm` decodes the field: not too early, not past its last SM.
+    pub fn on(&self, sm: Sm) -> bool {
+        self.sm <= sm && sm <= self.until
+    }
 }
 
 #[derive(Debug, Deserialize)]
 struct RawForm {
     op: OpClass,
     bindless: bool,
+    #[serde(default)]
+    f16: bool,
+    #[serde(default)]
+    sm: Sm,
     mask: String,
     value: String,
     reserved: Vec<u32>,
@@ -178,6 +272,10 @@ pub struct Form {
     pub op: OpClass,
     /// Whether the texture comes from a register (`.B`).
     pub bindless: bool,
+    /// `.F16`: results packed as half-precision pairs.
+    pub f16: bool,
+    /// The first SM that decodes the form.
+    pub sm: Sm,
     /// The opcode bits.
     pub mask: u64,
     /// Their value in this form.
@@ -188,21 +286,23 @@ pub struct Form {
     pub fields: Vec<Field>,
     /// Bits in no field, not in the opcode and not reserved (computed once).
     free: u64,
+    /// The same on each SM (fields past their last SM are free there).
+    free_sm: [u64; Sm::COUNT],
     /// Position in `fields` of each field name (`u8::MAX`: the form has none), so that a
     /// field is found without a search on the decode and encode paths.
     by_name: [u8; FieldName::COUNT],
 }
 
 impl Form {
-    fn new(
-        op: OpClass,
-        bindless: bool,
-        mask: u64,
-        value: u64,
-        reserved: u64,
-        fields: Vec<Field>,
-    ) -> Form {
+    fn new(raw: &RawForm, mask: u64, value: u64, reserved: u64, fields: Vec<Field>) -> Form {
+        let (op, bindless) = (raw.op, raw.bindless);
         let used = fields.iter().fold(mask | reserved, |m, f| m | f.mask());
+        let free_sm = Sm::ALL.map(|sm| {
+            !fields
+                .iter()
+                .filter(|f| sm <= f.until)
+                .fold(mask | reserved, |m, f| m | f.mask())
+        });
         let mut by_name = [u8::MAX; FieldName::COUNT];
         for (i, f) in fields.iter().enumerate().rev() {
             by_name[f.name as usize] = i as u8;
@@ -210,11 +310,14 @@ impl Form {
         Form {
             op,
             bindless,
+            f16: raw.f16,
+            sm: raw.sm,
             mask,
             value,
             reserved,
             fields,
             free: !used,
+            free_sm,
             by_name,
         }
     }
@@ -227,6 +330,16 @@ impl Form {
     /// Bits in no field, not in the opcode and not reserved: carried raw.
     pub fn free_bits(&self) -> u64 {
         self.free
+    }
+
+    /// [`Form::free_bits`] on `sm`: also the bits of fields `sm` no longer prints.
+    pub fn free_bits_on(&self, sm: Sm) -> u64 {
+        self.free_sm[sm as usize]
+    }
+
+    /// Every bit any SM carries raw (what an instruction's raw bits may hold).
+    pub fn free_bits_any(&self) -> u64 {
+        self.free_sm.iter().fold(0, |m, f| m | f)
     }
 }
 
@@ -369,6 +482,20 @@ struct RawTable {
     control: RawControl,
 }
 
+/// The INVALID… spellings of `mappings/nvidia_fields.toml` (generated by the field sweep):
+/// reserved codes nvdisasm prints rather than refuses, by the value table they extend.
+#[derive(Debug, Deserialize)]
+struct RawFieldsFile {
+    invalid: RawInvalid,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawInvalid {
+    lod: BTreeMap<String, String>,
+    offset_mode: BTreeMap<String, String>,
+    comps_quad: BTreeMap<String, String>,
+}
+
 /// A code → spelling table; codes missing from it are reserved.
 pub type ValueTable = BTreeMap<u8, String>;
 
@@ -424,6 +551,10 @@ pub struct Table {
     pub comps_pair: ValueTable,
     /// Short-form channel selections with more.
     pub comps_quad: ValueTable,
+    /// Reserved codes nvdisasm prints as `INVALID…` (`mappings/nvidia_fields.toml`): of
+    /// `lod`, `offset_mode` and `comps_quad`. `disasm` prints them; `asm`, lift and
+    /// translation refuse them.
+    pub invalid: InvalidSpellings,
     /// The sparse-predicate value meaning none.
     pub sparse_none: u8,
     /// The guard value meaning always (`PT`).
@@ -455,10 +586,31 @@ pub struct Table {
     /// The component code of each RGBA mask (`u8::MAX`: none): `[0]` from `comps_pair`
     /// (Rd1 is RZ), `[1]` from `comps_quad`.
     pub comps_by_mask: [[u8; 16]; 2],
-    /// The position in `forms` of each class's bound (`[0]`) and bindless (`[1]`) form.
-    form_by_op: [[u8; 2]; OpClass::ALL.len()],
+    /// The position in `forms` of each class's bound (`[0]`), bindless (`[1]`), `.F16`
+    /// bound (`[2]`) and `.F16` bindless (`[3]`) form.
+    form_by_op: [[u8; 4]; OpClass::ALL.len()],
     /// The value tables indexed by code, for the decode and print paths.
     pub dense: Dense,
+}
+
+/// Reserved codes nvdisasm prints with an `INVALID…` spelling, by value table.
+#[derive(Debug, Default)]
+pub struct InvalidSpellings {
+    /// Of `lod` (`INVALIDBLOD4`).
+    pub lod: ValueTable,
+    /// Of `offset_mode` (`INVALIDBTOFF03`).
+    pub offset_mode: ValueTable,
+    /// Of `comps_quad` (`INVALID5`).
+    pub comps_quad: ValueTable,
+}
+
+impl InvalidSpellings {
+    /// Whether `spelling` is one of them.
+    pub fn contains(&self, spelling: &str) -> bool {
+        [&self.lod, &self.offset_mode, &self.comps_quad]
+            .iter()
+            .any(|t| t.values().any(|v| v == spelling))
+    }
 }
 
 /// A code-indexed spelling table: `None` where the code is reserved.
@@ -472,6 +624,12 @@ pub struct Dense {
     pub lod: Box<DenseNames>,
     /// `offset_mode`.
     pub offset_mode: Box<DenseNames>,
+    /// `lod`, `offset_mode` and `comps_quad` with the INVALID… spellings, as printed.
+    pub printed_lod: Box<DenseNames>,
+    /// `offset_mode` as printed.
+    pub printed_offset_mode: Box<DenseNames>,
+    /// `comps_quad` as printed.
+    pub printed_comps_quad: Box<DenseNames>,
     /// `comp`.
     pub comp: Box<DenseNames>,
     /// `query`.
@@ -509,6 +667,9 @@ impl Dense {
         Dense {
             lod: Box::new([None; 256]),
             offset_mode: Box::new([None; 256]),
+            printed_lod: Box::new([None; 256]),
+            printed_offset_mode: Box::new([None; 256]),
+            printed_comps_quad: Box::new([None; 256]),
             comp: Box::new([None; 256]),
             query: Box::new([None; 256]),
             phase: Box::new([None; 256]),
@@ -539,9 +700,17 @@ impl Dense {
         for (op, s) in &t.fixed {
             fixed[*op as usize] = Some(leak(s));
         }
+        let with = |valid: &ValueTable, invalid: &ValueTable| {
+            let mut all = valid.clone();
+            all.extend(invalid.iter().map(|(k, v)| (*k, v.clone())));
+            dense(&all)
+        };
         Dense {
             lod: dense(&t.lod),
             offset_mode: dense(&t.offset_mode),
+            printed_lod: with(&t.lod, &t.invalid.lod),
+            printed_offset_mode: with(&t.offset_mode, &t.invalid.offset_mode),
+            printed_comps_quad: with(&t.comps_quad, &t.invalid.comps_quad),
             comp: dense(&t.comp),
             query: dense(&t.query),
             phase: dense(&t.control.phase_names),
@@ -581,6 +750,10 @@ pub enum Modifier {
     Nodep,
     /// The phase (`.T`, `.P`).
     Phase,
+    /// `.F16`.
+    F16,
+    /// `.RTZ`.
+    Rtz,
 }
 
 impl Modifier {
@@ -599,10 +772,14 @@ impl Modifier {
             Modifier::Ndv => "NDV",
             Modifier::Nodep => "NODEP",
             Modifier::Phase => "phase",
+            Modifier::F16 => "F16",
+            Modifier::Rtz => "RTZ",
         }
     }
 
-    const ALL: [Modifier; 12] = [
+    const ALL: [Modifier; 14] = [
+        Modifier::F16,
+        Modifier::Rtz,
         Modifier::Comp,
         Modifier::B,
         Modifier::Lod,
@@ -639,11 +816,7 @@ fn values(name: &str, raw: BTreeMap<String, String>) -> ValueTable {
 
 /// A field of a control-word slot, `[lowest bit, width]`.
 fn control_field([lo, width]: [u32; 2]) -> Field {
-    Field {
-        name: FieldName::Target,
-        lo,
-        width,
-    }
+    Field::bits(FieldName::Target, lo, width)
 }
 
 impl Table {
@@ -657,12 +830,11 @@ impl Table {
             .into_iter()
             .map(|f| {
                 Form::new(
-                    f.op,
-                    f.bindless,
+                    &f,
                     hex("form.mask", &f.mask),
                     hex("form.value", &f.value),
                     f.reserved.iter().fold(0, |m, b| m | (1u64 << b)),
-                    f.fields,
+                    f.fields.clone(),
                 )
             })
             .collect();
@@ -731,10 +903,19 @@ impl Table {
                 }
             }
         }
-        let mut form_by_op = [[u8::MAX; 2]; OpClass::ALL.len()];
+        let mut form_by_op = [[u8::MAX; 4]; OpClass::ALL.len()];
         for (i, f) in forms.iter().enumerate().rev() {
-            form_by_op[f.op as usize][usize::from(f.bindless)] = i as u8;
+            form_by_op[f.op as usize][usize::from(f.bindless) + 2 * usize::from(f.f16)] = i as u8;
         }
+        let fields_file: RawFieldsFile = crate::mappings::parse_table(
+            "nvidia_fields.toml",
+            include_str!("../../../mappings/nvidia_fields.toml"),
+        );
+        let invalid = InvalidSpellings {
+            lod: values("invalid.lod", fields_file.invalid.lod),
+            offset_mode: values("invalid.offset_mode", fields_file.invalid.offset_mode),
+            comps_quad: values("invalid.comps_quad", fields_file.invalid.comps_quad),
+        };
         let mut table = Table {
             ops: raw.op,
             forms,
@@ -747,6 +928,7 @@ impl Table {
             query_numeric: v.query_numeric,
             comps_pair,
             comps_quad,
+            invalid,
             sparse_none: v.sparse_none,
             guard_true: v.guard_true,
             rb_rz_printed: v.rb_rz_printed,
@@ -782,8 +964,13 @@ impl Table {
 
     /// The form of `op` (bound or bindless).
     pub fn form(&self, op: OpClass, bindless: bool) -> Option<&Form> {
+        self.form_f16(op, bindless, false)
+    }
+
+    /// The form of `op` (bound or bindless, `.F16` or not).
+    pub fn form_f16(&self, op: OpClass, bindless: bool, f16: bool) -> Option<&Form> {
         self.forms.get(usize::from(
-            self.form_by_op[op as usize][usize::from(bindless)],
+            self.form_by_op[op as usize][usize::from(bindless) + 2 * usize::from(f16)],
         ))
     }
 

@@ -3,9 +3,7 @@
 //! `TEX.LL.AOFFI.DC R4, R4, R8, 0x6e, 2D, 0xf`. The modifier order is the table's
 //! `modifier_order`; the phase (`.T`/`.P`) comes last.
 
-use super::inst::{
-    comps_code, encode_word, lod_code, lod_spelling, query_valid, NvInst, OFFSET_NONE, RZ,
-};
+use super::inst::{comps_code, encode_word, lod_code, query_valid, NvInst, OFFSET_NONE, RZ};
 use super::table::{code_of, table, FieldName, Modifier, OpClass};
 use crate::error::ParseError;
 
@@ -125,10 +123,12 @@ fn modifier(inst: &NvInst, m: Modifier) -> Option<&'static str> {
             d.comp[usize::from(inst.comp)]
         }
         Modifier::B if inst.bindless => Some("B"),
-        Modifier::Lod => Some(lod_spelling(inst.lod)),
+        Modifier::F16 if inst.f16 => Some("F16"),
+        Modifier::Rtz if inst.rtz => Some("RTZ"),
+        Modifier::Lod => d.printed_lod[usize::from(inst.lod)],
         Modifier::Fixed => d.fixed[inst.op as usize],
         Modifier::Lc if inst.lc => Some("LC"),
-        Modifier::Offset => d.offset_mode[usize::from(inst.offset)],
+        Modifier::Offset => d.printed_offset_mode[usize::from(inst.offset)],
         Modifier::Dc if inst.dc => Some("DC"),
         Modifier::Ms if inst.ms => Some("MS"),
         Modifier::Cl if inst.cl => Some("CL"),
@@ -146,6 +146,9 @@ fn has_field(inst: &NvInst, name: FieldName) -> bool {
 
 /// The short-form component spelling (`RGBA`, `R`, ...).
 fn comps_spelling(inst: &NvInst) -> &'static str {
+    if let Some(code) = inst.invalid_comps {
+        return table().dense.printed_comps_quad[usize::from(code)].unwrap_or("");
+    }
     let names = &table().dense.comps[usize::from(inst.rd1 != RZ)];
     comps_code(inst.mask, inst.rd1 == RZ)
         .and_then(|c| names[usize::from(c)])
@@ -299,7 +302,23 @@ pub fn parse_inst<'t>(text: &'t str, line: u32, column0: u32) -> Result<NvInst, 
     let mut fixed_seen = false;
     for m in parts {
         let mt = tok(m);
-        let class = if first_mod && matches!(op, OpClass::TLD4 | OpClass::TLD4S) {
+        if t.invalid.contains(m) {
+            return Err(err(
+                &mt,
+                &format!(
+                    "a modifier of {} (`{m}` is a reserved value nvdisasm prints: `disasm` \
+                     prints it, the hardware cannot run it)",
+                    op.mnemonic()
+                ),
+            ));
+        }
+        let class = if m == "F16" && op.is_short() {
+            inst.f16 = true;
+            "F16"
+        } else if m == "RTZ" && inst.f16 {
+            inst.rtz = true;
+            "RTZ"
+        } else if first_mod && matches!(op, OpClass::TLD4 | OpClass::TLD4S) {
             let c =
                 code_of(&t.comp, m).ok_or_else(|| err(&mt, "the gather component R, G, B or A"))?;
             inst.comp = c;
@@ -332,7 +351,7 @@ pub fn parse_inst<'t>(text: &'t str, line: u32, column0: u32) -> Result<NvInst, 
             *flag = true;
             m
         };
-        first_mod = false;
+        first_mod &= matches!(class, "F16" | "RTZ");
         let rank = t
             .modifier_order
             .iter()
@@ -424,7 +443,11 @@ pub fn parse_inst<'t>(text: &'t str, line: u32, column0: u32) -> Result<NvInst, 
                 let code = code_of(names, c.text).ok_or_else(|| {
                     err(
                         &c,
-                        if inst.rd1 == RZ {
+                        if t.invalid.contains(c.text) {
+                            "three or four components (RGB, RGA, RBA, GBA, RGBA): the code \
+                             nvdisasm prints as INVALID5..7 is reserved (`disasm` prints it, \
+                             the hardware cannot run it)"
+                        } else if inst.rd1 == RZ {
                             "one or two components (R, G, B, A, RG, RA, GA, BA) when Rd1 is RZ"
                         } else {
                             "three or four components (RGB, RGA, RBA, GBA, RGBA)"
