@@ -8,7 +8,7 @@
 //! surface's MCS themselves. So:
 //!
 //! - A fetch whose MCS words are exactly the result channels of an earlier MCS read of the
-//!   same resource, texel (coordinates, layer) and level asks what a fetch with the
+//!   same resource, texel (coordinates, layer, offsets) and level asks what a fetch with the
 //!   surface's own MCS asks: the MCS read is folded into it ([`fold`]): removed, and the
 //!   fetch's MCS words cleared. Any other MCS words (another texel's, channels swapped or
 //!   missing, a register's value) stay, and compare as a field.
@@ -94,6 +94,7 @@ pub(crate) fn fold(e: &Execution, drop_unfed: bool) -> Folded {
             && mr.resource == r.resource
             && mr.coords == r.coords
             && mr.layer == r.layer
+            && mr.offsets == r.offsets
             && mr.lod == r.lod
             && mr.channels & channels == channels;
         if same_texel {

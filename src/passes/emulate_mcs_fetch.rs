@@ -62,6 +62,8 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         mcs.lod = Lod::Zero;
         mcs.coord = t.coord.clone();
         mcs.array_index = t.array_index;
+        // An offset moves the texel: its MCS is read at the same offset.
+        mcs.offset = t.offset.clone();
         mcs.pred = t.pred;
         mcs.coord_type = t.coord_type;
         mcs.result_type = Some(ScalarType::U32);
