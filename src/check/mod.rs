@@ -60,6 +60,7 @@
 //! error naming its line or offset).
 
 pub mod dxbc;
+mod mcs;
 pub mod nvidia;
 pub mod visa;
 
@@ -1256,6 +1257,9 @@ pub struct CheckReport {
     pub registers: Vec<RegisterDiff>,
     /// How many source-written registers were compared.
     pub registers_compared: usize,
+    /// What the translation drops on purpose and the check therefore does not count as a
+    /// disagreement (explicit MCS data, `check::mcs`).
+    pub warnings: Vec<String>,
 }
 
 impl CheckReport {
@@ -1320,6 +1324,9 @@ impl fmt::Display for CheckReport {
             }
         }
         writeln!(f, "registers compared: {}", self.registers_compared)?;
+        for w in &self.warnings {
+            writeln!(f, "warning: {w}")?;
+        }
         for r in &self.registers {
             writeln!(
                 f,
@@ -1658,8 +1665,76 @@ fn diff_requests(s: &Request, t: &Request, approx: bool) -> Vec<FieldDiff> {
 }
 
 /// Compares two executions: requests in order, then every register the source wrote,
-/// looked up in the target through `map`.
+/// looked up in the target through `map`. Multisample control data is compared as
+/// `check::mcs` says: an MCS read feeding a fetch of the same texel is part of that fetch,
+/// and MCS data the target drops is a warning.
 pub fn compare_executions(
+    from: Isa,
+    source: &Execution,
+    to: Isa,
+    target: &Execution,
+    map: &dyn Fn(Reg) -> Option<Reg>,
+    seed: u64,
+) -> CheckReport {
+    if !mcs::has_mcs(source) && !mcs::has_mcs(target) {
+        return compare_requests(from, source, to, target, map, seed);
+    }
+    let t = mcs::fold(target, false);
+    let target_reads = t
+        .execution
+        .requests
+        .iter()
+        .any(|l| l.request.op == ReqOp::FetchMcs);
+    let s = mcs::fold(source, !target_reads);
+    let mut warnings: Vec<String> = s
+        .dropped
+        .iter()
+        .map(|at| format!("the source's MCS read at {at} is dropped: the target reads no MCS"))
+        .collect();
+    // Source registers left holding MCS: a target that does not reproduce them dropped MCS
+    // data, which is a warning.
+    let src = s.execution;
+    let held: Vec<String> = src
+        .written
+        .iter()
+        .filter(|r| {
+            src.regs
+                .get(*r)
+                .is_some_and(|v| mcs::names_request(v, &s.removed))
+        })
+        .map(|r| spell(from, *r))
+        .collect();
+    let mut report = compare_requests(from, &src, to, &t.execution, map, seed);
+    let (dropped, registers): (Vec<RegisterDiff>, Vec<RegisterDiff>) =
+        std::mem::take(&mut report.registers)
+            .into_iter()
+            .partition(|r| held.contains(&r.source_reg));
+    report.registers = registers;
+    for r in dropped {
+        warnings.push(format!(
+            "source register {} holds MCS data ({}) the translation drops",
+            r.source_reg, r.source
+        ));
+    }
+    for p in &mut report.pairs {
+        let (mcs, rest): (Vec<FieldDiff>, Vec<FieldDiff>) = std::mem::take(&mut p.diffs)
+            .into_iter()
+            .partition(|d| d.field == "mcs" && d.target == "absent");
+        p.diffs = rest;
+        for d in mcs {
+            let at = p.source.as_ref().map_or(String::new(), |l| l.at.clone());
+            warnings.push(format!(
+                "request {} ({at}): the source's explicit MCS words ({}) are dropped: the target reads the surface's own",
+                p.index, d.source
+            ));
+        }
+    }
+    report.warnings = warnings;
+    report
+}
+
+/// [`compare_executions`] without the MCS rules.
+fn compare_requests(
     from: Isa,
     source: &Execution,
     to: Isa,
@@ -1748,6 +1823,7 @@ pub fn compare_executions(
         pairs,
         registers,
         registers_compared: source.written.len(),
+        warnings: Vec::new(),
     }
 }
 
@@ -1868,6 +1944,7 @@ fn compare_quad(
         pairs: Vec::new(),
         registers: Vec::new(),
         registers_compared: 0,
+        warnings: Vec::new(),
     };
     for (l, (s, t)) in src.iter().zip(&tgt).enumerate() {
         let lane = compare_executions(from, s, to, t, map, seed);
@@ -1885,6 +1962,7 @@ fn compare_quad(
             report.registers.push(r);
         }
         report.registers_compared += lane.registers_compared;
+        report.warnings.extend(lane.warnings);
     }
     Ok(report)
 }

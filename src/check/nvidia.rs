@@ -20,6 +20,14 @@
 //! code reading the value through `I2F.S16`/`I2F.U16` does not depend on them). Channels 2
 //! and 3 are undefined on every ISA and read as the result's channels.
 //!
+//! TXQ `TEX_HEADER_TEXTURE_TYPE` (code 2): component z is the sample count, an integer (Mesa
+//! NAK `build_txq_samples` reads channel 2 of the query; Ryujinx's `Txq` translates component
+//! 2 of `TexHeaderTextureType` as the texture's sample count: two independent readers of the
+//! hardware's result; ptxas compiles `txq.num_samples` to a descriptor-table load and never
+//! emits it). Such a TXQ with only z enabled and no LOD register is a sample-count request
+//! whose channel 0 lands in Rd; components x and y are not modelled (other masks stay
+//! `QueryOther`).
+//!
 //! Unverified, and said so: the short-form targets ptxas never produced (TEXS `LZ.DC ARRAY_2D`, TLDS
 //! `LL 1D`, `LL 2D`, `LL.AOFFI 2D`) follow the observed split rule; `.PTP` offsets are read
 //! as 6-bit fields per byte, byte `2i + c` = texel i component c (Mesa NAK's packing), and a
@@ -104,6 +112,16 @@ fn dim_of(code: u8) -> Option<(Dim, bool)> {
         7 => (Dim::Cube, true),
         _ => return None,
     })
+}
+
+/// Whether `inst` asks the sample count alone: `TXQ TEX_HEADER_TEXTURE_TYPE` (code 2) with
+/// only its z component and no LOD register (module documentation).
+fn samples_query(inst: &NvInst) -> bool {
+    inst.op == OpClass::TXQ
+        && inst.query == 2
+        && inst.mask == 0x4
+        && inst.ra == RZ
+        && !inst.bindless
 }
 
 /// The Ra and Rb slot lists of an instruction (module documentation for the sources).
@@ -345,6 +363,7 @@ pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) ->
         OpClass::TLD4 | OpClass::TLD4S => ReqOp::Gather { channel: inst.comp },
         OpClass::TMML => ReqOp::QueryLod,
         OpClass::TXQ if inst.query == 1 => ReqOp::QuerySize,
+        OpClass::TXQ if samples_query(inst) => ReqOp::QuerySamples,
         OpClass::TXQ => ReqOp::QueryOther { code: inst.query },
     };
     let resource = match get(Slot::Handle) {
@@ -432,6 +451,7 @@ pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) ->
                 dy: (0..n).filter_map(|i| get(Slot::Dy(i))).collect(),
             }
         }
+        OpClass::TXQ if samples_query(inst) => LodReq::Implicit,
         OpClass::TXQ => LodReq::level(get(Slot::Lod).unwrap_or(Value::Bits(0))),
         OpClass::TLD4 | OpClass::TLD4S | OpClass::TMML => LodReq::Implicit,
         _ => match inst.lod {
@@ -446,7 +466,12 @@ pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) ->
     r.sample_index = get(Slot::Sample);
     // TMML: hardware channels 0 and 1 are the IR's 1 and 0 (module documentation).
     let tmml = inst.op == OpClass::TMML;
-    let semantic = |c: u8| if tmml && c < 2 { 1 - c } else { c };
+    let samples = samples_query(inst);
+    let semantic = |c: u8| match c {
+        0 | 1 if tmml => 1 - c,
+        2 if samples => 0,
+        _ => c,
+    };
     r.channels = (0..4u8)
         .filter(|c| inst.mask & (1 << c) != 0)
         .fold(0, |acc, c| acc | 1 << semantic(c));

@@ -15,7 +15,9 @@ pub mod bind_resources;
 pub mod canonical_coords;
 pub mod coalesce_moves;
 pub mod drop_hints;
+pub mod drop_mcs;
 pub mod emulate_grad_quad;
+pub mod emulate_mcs_fetch;
 pub mod emulate_ptp_gathers;
 pub mod fold_constants;
 pub mod legalize_forms;
@@ -237,12 +239,13 @@ pub fn virtual_reg(index: u32, sub: u32) -> Scalar {
 }
 
 /// The passes, in the order [`run`] runs them.
-pub const PASSES: [&str; 21] = [
+pub const PASSES: [&str; 23] = [
     "bind_resources",
     "canonical_coords",
     "fold_constants",
     "lower_lod",
     "legalize_forms",
+    "drop_mcs",
     "drop_hints",
     "lower_predicates",
     "map_regs",
@@ -254,6 +257,7 @@ pub const PASSES: [&str; 21] = [
     "lower_arrays",
     "emulate_grad_quad",
     "approx_grad_lod",
+    "emulate_mcs_fetch",
     "lower_queries",
     "lower_simd",
     "align_regs",
@@ -287,6 +291,7 @@ pub fn run_pass(
         "fold_constants" => in_place(fold_constants::run(&mut items, ctx), items),
         "lower_lod" => in_place(lower_lod::run(&mut items, ctx), items),
         "legalize_forms" => in_place(legalize_forms::run(&items, ctx), items),
+        "drop_mcs" => drop_mcs::run(items, ctx),
         "drop_hints" => in_place(drop_hints::run(&mut items, ctx), items),
         "lower_predicates" => in_place(lower_predicates::run(&mut items, ctx), items),
         "map_regs" => in_place(map_regs::run(&mut items, ctx), items),
@@ -298,6 +303,7 @@ pub fn run_pass(
         "lower_arrays" => lower_arrays::run(items, ctx),
         "emulate_grad_quad" => emulate_grad_quad::run(items, ctx),
         "approx_grad_lod" => approx_grad_lod::run(items, ctx),
+        "emulate_mcs_fetch" => emulate_mcs_fetch::run(items, ctx),
         "lower_queries" => lower_queries::run(items, ctx),
         "lower_simd" => lower_simd::run(items, ctx),
         "align_regs" => align_regs::run(items, ctx),
@@ -384,4 +390,17 @@ pub fn expand_tex(
         }
     }
     Ok(out)
+}
+
+/// Whether `mappings/rules.toml` sends `t` to emulation pass `pass` for the target and
+/// gradient policy in force (one of `t`'s rule ids decides `Emulate { pass, .. }`).
+pub fn routed_to(t: &TexInstr, ctx: &PassContext, pass: &str) -> bool {
+    legalize_forms::rule_ids(t, ctx.source_caps)
+        .into_iter()
+        .any(|id| {
+            matches!(
+                rules::decide(id, ctx.target.isa, ctx.grad),
+                rules::Decision::Emulate { pass: p, .. } if p == pass
+            )
+        })
 }
