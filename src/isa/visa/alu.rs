@@ -22,6 +22,12 @@
 //!   converting `mov` to `f`; SHL 0x24, ASR 0x26, AND 0x20 take dst, src, src like MUL, and
 //!   IGC prints them so (`shl (M1, 16) V0070(0,0)<1> V0051(0,0)<1;1,0> 0x2:d`,
 //!   `and (M1, 16) V0066(0,0)<1> V0060(0,0)<1;1,0> 0x807fffff:d` in the SKL dumps).
+//! - the gradient approximation's LOD arithmetic (an approximated NVIDIA kernel translated
+//!   onwards): `mad` (MAD 0x0c; Gen `mad`), `log` (LOG 0x0b; Gen `math.log`, base 2) and
+//!   `cmp.ge (M1, 16) V_ud(0,0)<1> (abs)a b` then `and … 0x3f800000:ud` for FSET.BF's 1.0/0.0:
+//!   CMP 0x2c takes exec, a one-byte relation (GE = 3, read back from GenX_IR's `.isa`), dst,
+//!   src, src, and with a general destination writes all ones or 0 per lane (Gen `cmp (ge)f0.0
+//!   r:ud (abs)r:f r:f`).
 
 use crate::error::{Error, Location, Unsupported, ValidationError};
 use crate::ir::{AluInstr, AluOp, Exec, Isa, RegFile, Scalar};
@@ -89,6 +95,11 @@ const FMINMAX: u8 = 0x45;
 const SHL: u8 = 0x24;
 const ASR: u8 = 0x26;
 const AND: u8 = 0x20;
+const MAD: u8 = 0x0c;
+const LOG: u8 = 0x0b;
+const CMP: u8 = 0x2c;
+/// CMP's relation byte for `>=` (IGC's `ISA_CMP_GE`).
+const CMP_GE: u8 = 3;
 
 fn step(opcode: u8, mnemonic: &'static str, dst_ty: &'static str, srcs: Vec<Src>) -> Step {
     Step {
@@ -107,13 +118,7 @@ fn steps(a: &AluInstr, dst_ty: Option<&'static TypeDesc>) -> Result<Vec<Step>, E
     if a.op.nvidia_only() {
         return Err(quad_op(a));
     }
-    if a.op.approx_lod_only() {
-        return Err(approx_op(a));
-    }
-    let n_srcs = match a.op {
-        AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs => 2,
-        _ => 1,
-    };
+    let n_srcs = n_sources(a.op);
     if a.srcs.len() != n_srcs {
         return Err(rule(
             a,
@@ -209,19 +214,36 @@ fn steps(a: &AluInstr, dst_ty: Option<&'static TypeDesc>) -> Result<Vec<Step>, E
         | AluOp::QuadAddX
         | AluOp::QuadAddY
         | AluOp::MovLanes => return Err(quad_op(a)),
-        AluOp::FFma | AluOp::FLog2 | AluOp::FSetGeAbs => return Err(approx_op(a)),
+        AluOp::FFma => vec![step(
+            MAD,
+            "mad",
+            "f",
+            vec![Src::Ir(0, "f"), Src::Ir(1, "f"), Src::Ir(2, "f")],
+        )],
+        AluOp::FLog2 => vec![step(LOG, "log", "f", vec![Src::Ir(0, "f")])],
+        AluOp::FSetGeAbs => vec![
+            Step {
+                op_ext: Some(CMP_GE),
+                abs: 0b01,
+                ..step(CMP, "cmp.ge", "ud", vec![Src::Ir(0, "f"), Src::Ir(1, "f")])
+            },
+            step(
+                AND,
+                "and",
+                "ud",
+                vec![Src::Dst("ud"), Src::Imm(0x3f80_0000, "ud")],
+            ),
+        ],
     })
 }
 
-/// The refusal of an op of NVIDIA's gradient approximation ([`AluOp::approx_lod_only`]).
-fn approx_op(a: &AluInstr) -> Error {
-    Error::Unsupported(Unsupported::new(
-        format!("the ALU operation `{a}`"),
-        Isa::Nvidia,
-        Isa::Visa,
-        "it computes the LOD of NVIDIA's gradient approximation (--grad approx); reading that \
-         sequence back as one gradient sample is not built",
-    ))
+/// How many sources `op` takes.
+fn n_sources(op: AluOp) -> usize {
+    match op {
+        AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs | AluOp::FSetGeAbs => 2,
+        AluOp::FFma => 3,
+        _ => 1,
+    }
 }
 
 fn name_of(t: &'static TypeDesc) -> &'static str {
@@ -309,13 +331,18 @@ pub fn emit(a: &AluInstr, scope: &Scope) -> Result<Vec<AluInst>, Error> {
     let steps = steps(a, dst_ty)?;
     let pred = match a.pred {
         None => 0,
-        Some(_) if steps.iter().any(|s| s.opcode == FMINMAX) => {
+        Some(_) if steps.iter().any(|s| s.op_ext.is_some()) => {
+            let which = if steps.iter().any(|s| s.opcode == CMP) {
+                "vISA cmp has no predicate field (its relation byte takes its place)"
+            } else {
+                "vISA min/max (FMINMAX) has no predicate field"
+            };
             return Err(Error::Unsupported(Unsupported::new(
                 format!("a predicated {}", a.op),
                 Isa::Visa,
                 Isa::Visa,
-                "vISA min/max (FMINMAX) has no predicate field",
-            )))
+                which,
+            )));
         }
         Some(p) if p.index == 0 || u32::from(p.index) > super::names::MAX_PREDICATE_ID => {
             return Err(rule(
@@ -595,14 +622,14 @@ pub fn lift(run: &[&str], scope: &Scope) -> Option<(AluInstr, usize)> {
         "inv" => &[AluOp::FRcp],
         "shl" => &[AluOp::I16ToF32],
         "and" => &[AluOp::U16ToF32],
+        "mad" => &[AluOp::FFma],
+        "log" => &[AluOp::FLog2],
+        "cmp.ge" => &[AluOp::FSetGeAbs],
         _ => return None,
     };
     let (dst, srcs) = operands.split_first()?;
     for &op in ops {
-        let n = match op {
-            AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs => 2,
-            _ => 1,
-        };
+        let n = n_sources(op);
         if srcs.len() < n {
             continue;
         }
