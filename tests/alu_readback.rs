@@ -283,6 +283,18 @@ fn visa_reads_back_every_alu_op() {
         // TMML's fixed point.
         simd(alu(AluOp::I16ToF32, r(32, 0), vec![r(34, 0)]), 16, 0),
         simd(alu(AluOp::U16ToF32, r(35, 64), vec![r(33, 0)]), 8, 0),
+        // The gradient approximation's LOD arithmetic.
+        simd(
+            alu(AluOp::FFma, r(32, 0), vec![r(35, 0), r(36, 0), r(32, 0)]),
+            16,
+            0,
+        ),
+        simd(alu(AluOp::FLog2, r(36, 0), vec![r(32, 0)]), 16, 0),
+        simd(
+            alu(AluOp::FSetGeAbs, r(35, 0), vec![r(32, 0), r(36, 0)]),
+            16,
+            0,
+        ),
     ];
     let read = read_back(Isa::Visa, ir, list, false);
     let text = codec(Isa::Visa).print_text(&read).unwrap();
@@ -301,6 +313,22 @@ fn visa_reads_back_every_alu_op() {
         AluOp::U16ToF32,
     );
     near_miss(Isa::Visa, &text, "inv (M1, 16)", "inv.sat (M1, 16)");
+    near_miss(Isa::Visa, &text, "mad (M1, 16)", "mad.sat (M1, 16)");
+    near_miss(Isa::Visa, &text, "log (M1, 16)", "log.sat (M1, 16)");
+    sequence_miss(
+        Isa::Visa,
+        &text,
+        "cmp.ge (M1, 16) V0035_ud(0,0)<1> (abs)V0032(0,0)<1;1,0>",
+        "cmp.ge (M1, 16) V0035_ud(0,0)<1> V0032(0,0)<1;1,0>",
+        AluOp::FSetGeAbs,
+    );
+    sequence_miss(
+        Isa::Visa,
+        &text,
+        "0x3f800000:ud",
+        "0x3f800001:ud",
+        AluOp::FSetGeAbs,
+    );
     near_miss(Isa::Visa, &text, "mul (M1, 16)", "mul.sat (M1, 16)");
     near_miss(Isa::Visa, &text, "(abs)", "(-)");
 }

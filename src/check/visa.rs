@@ -542,6 +542,9 @@ fn alu(m: &mut Machine, line: &str, program: &Program, vars: &Vars) -> Result<bo
             | "asr"
             | "bfe"
             | "bfi"
+            | "mad"
+            | "log"
+            | "cmp.ge"
     ) {
         return Ok(false);
     }
@@ -562,8 +565,8 @@ fn alu(m: &mut Machine, line: &str, program: &Program, vars: &Vars) -> Result<bo
         .map(|t| parse(t))
         .collect::<Result<Vec<_>, _>>()?;
     let nsrc = match base {
-        "min" | "max" | "mul" | "and" | "shl" | "shr" | "asr" => 2,
-        "bfe" => 3,
+        "min" | "max" | "mul" | "and" | "shl" | "shr" | "asr" | "cmp.ge" => 2,
+        "bfe" | "mad" => 3,
         "bfi" => 4,
         _ => 1,
     };
@@ -633,6 +636,22 @@ fn alu(m: &mut Machine, line: &str, program: &Program, vars: &Vars) -> Result<bo
                 }
             }
         }
+        // The gradient approximation's LOD arithmetic: `log` is base 2; `mad` is modelled
+        // fused, as NVIDIA's FFMA; `cmp.ge` to a general 32-bit destination writes all ones
+        // or 0 per lane.
+        "log" => a.unary(O::FLog2),
+        "mad" => {
+            let (b, _) = read_opnd(m, &srcs[1], role)?;
+            let (c, _) = read_opnd(m, &srcs[2], role)?;
+            Value::apply(O::FFma, vec![a, b, c])
+        }
+        "cmp.ge" => {
+            if is_float(dty) || type_size(dty) != 4 || !is_float(&aty) {
+                return Err(format!("cmp.ge to type {dty} is not modelled"));
+            }
+            let (b, _) = read_opnd(m, &srcs[1], role)?;
+            Value::apply(O::FGeMask, vec![a, b])
+        }
         _ => {
             let (b, _) = read_opnd(m, &srcs[1], role)?;
             let op = match (base, is_float(dty), is_signed(dty)) {
@@ -655,7 +674,11 @@ fn alu(m: &mut Machine, line: &str, program: &Program, vars: &Vars) -> Result<bo
             Value::apply(op, vec![a, b])
         }
     };
-    if matches!(base, "rnde" | "rndne" | "rndd" | "rndu" | "rndz" | "inv") && !is_float(dty) {
+    if matches!(
+        base,
+        "rnde" | "rndne" | "rndd" | "rndu" | "rndz" | "inv" | "log" | "mad"
+    ) && !is_float(dty)
+    {
         return Err(format!("{base} to type {dty} is not modelled"));
     }
     let v = if sat {

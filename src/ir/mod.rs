@@ -658,7 +658,7 @@ pub enum AluOp {
     /// (NVIDIA `BFE`, DX `ibfe width, lo, src0`, vISA `bfe` on `d`).
     ExtractFieldSigned,
     // --- Gradient approximation (`approx_grad_lod`, `--grad approx`): the isotropic LOD
-    // computed from gradients and the texture size (NVIDIA emits it; DX reads it on).
+    // computed from gradients and the texture size (NVIDIA emits it; DX and vISA read it on).
     /// `dst = src0 * src1 + src2`, f32, fused (one rounding; SM50 `FFMA`).
     FFma,
     /// `dst = log2(src0)`, f32, approximate, a subnormal source read as 0 (SM50 `MUFU.LG2`,
@@ -682,12 +682,6 @@ impl AluOp {
                 | AluOp::QuadAddY
                 | AluOp::MovLanes
         )
-    }
-
-    /// Whether the op belongs to the gradient approximation's LOD computation (NVIDIA emits
-    /// it; DX encodes it when such a kernel is translated onwards; vISA refuses it).
-    pub fn approx_lod_only(self) -> bool {
-        matches!(self, AluOp::FFma | AluOp::FLog2 | AluOp::FSetGeAbs)
     }
 }
 
