@@ -9,6 +9,7 @@
 //! principle). Every rule that fires is recorded as a [`Note`] for the Report.
 
 pub mod align_regs;
+pub mod approx_grad_lod;
 pub mod assign_temps;
 pub mod bind_resources;
 pub mod canonical_coords;
@@ -234,7 +235,7 @@ pub fn virtual_reg(index: u32, sub: u32) -> Scalar {
 }
 
 /// The passes, in the order [`run`] runs them.
-pub const PASSES: [&str; 18] = [
+pub const PASSES: [&str; 19] = [
     "bind_resources",
     "canonical_coords",
     "fold_constants",
@@ -247,6 +248,7 @@ pub const PASSES: [&str; 18] = [
     "lower_offsets",
     "lower_arrays",
     "emulate_grad_quad",
+    "approx_grad_lod",
     "emulate_mcs_fetch",
     "lower_queries",
     "lower_simd",
@@ -288,6 +290,7 @@ pub fn run_pass(
         "lower_offsets" => lower_offsets::run(items, ctx),
         "lower_arrays" => lower_arrays::run(items, ctx),
         "emulate_grad_quad" => emulate_grad_quad::run(items, ctx),
+        "approx_grad_lod" => approx_grad_lod::run(items, ctx),
         "emulate_mcs_fetch" => emulate_mcs_fetch::run(items, ctx),
         "lower_queries" => lower_queries::run(items, ctx),
         "lower_simd" => lower_simd::run(items, ctx),
@@ -322,6 +325,30 @@ pub fn reserve_virtuals(items: &[Item], ctx: &mut PassContext) {
             Item::Comment(_) | Item::Opaque(_) => {}
         }
     }
+}
+
+/// Gives each virtual vector of `vectors` the layout of the register group of `tex` whose
+/// operands are exactly its elements 0, 1, ... in order (a consecutive group), so that
+/// `align_regs` places the vector where the instruction reads or writes it instead of moving
+/// it (the emulations build their vectors for one instruction).
+pub(crate) fn claim_layouts(
+    ctx: &mut PassContext,
+    tex: &TexInstr,
+    vectors: &[u32],
+) -> Result<(), Error> {
+    for g in (ctx.target.groups)(tex)? {
+        for v in vectors {
+            let mut probe = tex.clone();
+            let all_v = g.operands.iter().enumerate().all(|(j, op)| {
+                align_regs::operand_mut(&mut probe, *op)
+                    .is_some_and(|s| *s == virtual_reg(*v, j as u32))
+            });
+            if all_v && matches!(g.layout, GroupLayout::Consecutive { .. }) {
+                ctx.virtual_layouts.insert(*v, g.layout);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Calls `f` on every texture instruction, with its item index.
