@@ -22,6 +22,9 @@
 //!   converting `mov` to `f`; SHL 0x24, ASR 0x26, AND 0x20 take dst, src, src like MUL, and
 //!   IGC prints them so (`shl (M1, 16) V0070(0,0)<1> V0051(0,0)<1;1,0> 0x2:d`,
 //!   `and (M1, 16) V0066(0,0)<1> V0060(0,0)<1;1,0> 0x807fffff:d` in the SKL dumps).
+//! - the bit-field ops (programmable offsets): BFE 0x46 and BFI 0x47 (`mappings/visa_isa.toml`)
+//!   take the width and the offset first, then the value (and for `bfi` the base), as the
+//!   Gen instructions (`bfi dst width offset insert base`; `bfe` on `d` sign-extends).
 
 use crate::error::{Error, Location, Unsupported, ValidationError};
 use crate::ir::{AluInstr, AluOp, Exec, Isa, RegFile, Scalar};
@@ -89,6 +92,8 @@ const FMINMAX: u8 = 0x45;
 const SHL: u8 = 0x24;
 const ASR: u8 = 0x26;
 const AND: u8 = 0x20;
+const BFE: u8 = 0x46;
+const BFI: u8 = 0x47;
 
 fn step(opcode: u8, mnemonic: &'static str, dst_ty: &'static str, srcs: Vec<Src>) -> Step {
     Step {
@@ -112,6 +117,8 @@ fn steps(a: &AluInstr, dst_ty: Option<&'static TypeDesc>) -> Result<Vec<Step>, E
     }
     let n_srcs = match a.op {
         AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs => 2,
+        AluOp::ExtractFieldSigned => 2,
+        AluOp::InsertField => 3,
         _ => 1,
     };
     if a.srcs.len() != n_srcs {
@@ -209,6 +216,30 @@ fn steps(a: &AluInstr, dst_ty: Option<&'static TypeDesc>) -> Result<Vec<Step>, E
         | AluOp::QuadAddX
         | AluOp::QuadAddY
         | AluOp::MovLanes => return Err(quad_op(a)),
+        AluOp::InsertField | AluOp::ExtractFieldSigned => {
+            let at = a.op.field_operand().unwrap_or(1);
+            let (lo, width) = crate::ir::field_control(&a.srcs[at]).ok_or_else(|| {
+                rule(
+                    a,
+                    "alu-operands",
+                    format!("{}: the field must be an immediate `lo | width << 8`", a.op),
+                )
+            })?;
+            let (w, o) = (
+                Src::Imm(u32::from(width), "ud"),
+                Src::Imm(u32::from(lo), "ud"),
+            );
+            if a.op == AluOp::InsertField {
+                vec![step(
+                    BFI,
+                    "bfi",
+                    "ud",
+                    vec![w, o, Src::Ir(0, "ud"), Src::Ir(1, "ud")],
+                )]
+            } else {
+                vec![step(BFE, "bfe", "d", vec![w, o, Src::Ir(0, "d")])]
+            }
+        }
         AluOp::FFma | AluOp::FLog2 | AluOp::FSetGeAbs => return Err(approx_op(a)),
     })
 }
@@ -595,21 +626,37 @@ pub fn lift(run: &[&str], scope: &Scope) -> Option<(AluInstr, usize)> {
         "inv" => &[AluOp::FRcp],
         "shl" => &[AluOp::I16ToF32],
         "and" => &[AluOp::U16ToF32],
+        "bfi" => &[AluOp::InsertField],
+        "bfe" => &[AluOp::ExtractFieldSigned],
         _ => return None,
     };
     let (dst, srcs) = operands.split_first()?;
     for &op in ops {
         let n = match op {
             AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs => 2,
+            AluOp::InsertField => 4,
+            AluOp::ExtractFieldSigned => 3,
             _ => 1,
         };
         if srcs.len() < n {
             continue;
         }
+        let srcs = if op.field_operand().is_some() {
+            // `width offset value [base]`: the IR's control word goes last.
+            let small = |s: &Scalar| match s {
+                Scalar::Imm(i) if i.bits < 256 => Some(i.bits as u8),
+                _ => None,
+            };
+            let mut v = srcs[2..n].to_vec();
+            v.push(crate::ir::field_imm(small(&srcs[1])?, small(&srcs[0])?));
+            v
+        } else {
+            srcs[..n].to_vec()
+        };
         let a = AluInstr {
             op,
             dst: *dst,
-            srcs: srcs[..n].to_vec(),
+            srcs,
             pred,
             exec: Some(exec),
             span: Default::default(),
