@@ -181,6 +181,11 @@ fn cases(group: &str) -> Vec<Case> {
                     "TLD.LZ.MS R0, R4, R8, 0x6e, ARRAY_2D, 0x3\n".into(),
                     Isa::Nvidia,
                 ),
+                (
+                    "TLD.LL.MS (a level in a register)",
+                    "TLD.LL.MS R0, R4, R6, 0x6e, 2D, 0xf\n".into(),
+                    Isa::Nvidia,
+                ),
             ] {
                 out.push(c(title, src, from, Isa::Visa));
             }
@@ -255,10 +260,21 @@ fn cases(group: &str) -> Vec<Case> {
             out.push(c("samplepos", pos.clone(), Isa::Dxbc, Isa::Visa));
             out.push(c("samplepos", pos, Isa::Dxbc, Isa::Nvidia));
             out.push(c(
-                "multisample fetch with a LOD",
+                "multisample fetch naming a level",
                 "TLD.LL.MS R0, R4, R6, 0x6e, 2D, 0xf\n".into(),
                 Isa::Nvidia,
+                Isa::Dxbc,
+            ));
+            let decls: String = VISA_DWORD_FORM
+                .lines()
+                .take(4)
+                .map(|d| format!("{d}\n"))
+                .collect();
+            out.push(c(
+                "load_2dms_w naming a level",
+                format!("{VISA_SURFACES}{decls}load_2dms_w.RGBA (M1, 16)  0x0:uw T6 V0032.0 V0034.0 V0035.0 V0035.64 V0033.0 V0033.64 %null.0 V0034.0\n"),
                 Isa::Visa,
+                Isa::Dxbc,
             ));
             out.push(c(
                 "sampleinfo.RGBA",

@@ -15,7 +15,8 @@
 //!
 //! SIMD16, every parameter D-typed, `load_mcs` writing two channels (R, G: the two 32-bit
 //! MCS words of SKL's `mcsl`, `mcsh`), no LOD parameter on either (level 0: a multisample
-//! surface has one level). IGC copies R and G into fresh variables with `mov`s before the
+//! surface has one level; a level named in a register, NVIDIA `TLD.LL.MS`, goes to both:
+//! `rules.toml` `fetch_ms_lod`). IGC copies R and G into fresh variables with `mov`s before the
 //! load (a register-allocation artefact, not part of the rule); texlate reads them in place.
 //! The ICL+ 16-bit form (`load_mcs.RGBA`, four W words) is not emitted: texlate's vISA
 //! target writes the SKL form, which GenX_IR also accepts for TGLLP.
@@ -26,7 +27,7 @@
 
 use super::{expand_tex, routed_to, virtual_reg, PassContext};
 use crate::error::Error;
-use crate::ir::{Item, Lod, Origin, Scalar, ScalarType, TexInstr, TexOp};
+use crate::ir::{Item, Origin, ScalarType, TexInstr, TexOp};
 
 /// This pass's name, as `mappings/rules.toml` names it.
 pub const NAME: &str = "emulate_mcs_fetch";
@@ -45,13 +46,6 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         if !routed_here(&t, ctx) {
             return Ok(vec![Item::Tex(t)]);
         }
-        if !matches!(t.lod, Lod::Zero | Lod::Implicit | Lod::Level(Scalar::Zero)) {
-            return Err(ctx.unsupported(
-                "a multisample fetch with a LOD",
-                "a multisample surface has one level; load_mcs and load_2dms_w read level 0",
-                t.span,
-            ));
-        }
         let v = ctx.new_virtual();
         for k in 0..MCS_WORDS {
             ctx.virtual_types.insert((v, k), ScalarType::U32);
@@ -59,7 +53,8 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         let words: Vec<_> = (0..MCS_WORDS).map(|k| virtual_reg(v, k)).collect();
         let mut mcs = TexInstr::new(TexOp::FetchMcs, t.texture.clone(), Origin::SYNTHETIC);
         mcs.dim = t.dim;
-        mcs.lod = Lod::Zero;
+        // The level the fetch names (a register, from NVIDIA TLD.LL.MS) is the MCS read's too.
+        mcs.lod = t.lod.clone();
         mcs.coord = t.coord.clone();
         mcs.array_index = t.array_index;
         // An offset moves the texel: its MCS is read at the same offset.

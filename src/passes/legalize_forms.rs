@@ -2,6 +2,7 @@
 //! (`mappings/rules.toml`); a form the target cannot express is refused with the table's
 //! reason, naming the instruction. The rules that apply are noted for the Report.
 
+use super::lower_lod::is_zero;
 use super::PassContext;
 use crate::error::Error;
 use crate::ir::{Dim, Dimension, Item, Lod, Offset, Reg, RegFile, ResRef, Scalar, TexInstr, TexOp};
@@ -59,6 +60,9 @@ pub fn rule_ids(t: &TexInstr, from: &TargetCaps) -> Vec<&'static str> {
         && t.array_index.is_some()
     {
         ids.push("txd_array_nvidia");
+    }
+    if t.op == TexOp::Fetch && ms && matches!(&t.lod, Lod::Level(l) if !is_zero(l)) {
+        ids.push("fetch_ms_lod");
     }
     if t.op == TexOp::QuerySamples && t.write_mask() & !1 != 0 && from.sampleinfo_all_channels {
         ids.push("query_samples_channels");
