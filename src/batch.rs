@@ -195,6 +195,7 @@ pub fn translate_input(
     let source = crate::decode_with(options.from, bytes, options.read).map_err(fail)?;
     let (instructions, texture_instructions) = counts(&source);
     let t = translate::translate_program(source, options).map_err(fail)?;
+    notes.extend(report_warnings(&t.report.warnings));
     let warnings = isa::codec(options.to).encode_warnings(&t.program, options.emit);
     notes.extend(warnings.into_iter().map(|message| Note {
         level: NoteLevel::Warning,
@@ -214,6 +215,26 @@ pub fn translate_input(
     };
     Ok((output, t.report))
 }
+
+/// The Report's warnings shown with a translation (what it could not keep exactly): the first
+/// [`REPORT_WARNINGS_SHOWN`] of them, then how many more the Report holds.
+fn report_warnings(warnings: &[String]) -> Vec<Note> {
+    let shown = warnings.iter().take(REPORT_WARNINGS_SHOWN).map(|w| Note {
+        level: NoteLevel::Warning,
+        message: w.clone(),
+    });
+    let rest = warnings.len().saturating_sub(REPORT_WARNINGS_SHOWN);
+    let more = (rest > 0).then(|| Note {
+        level: NoteLevel::Warning,
+        message: format!(
+            "{rest} more warning(s) like these: `texlate explain` or `--json` lists them all"
+        ),
+    });
+    shown.chain(more).collect()
+}
+
+/// How many of a translation's Report warnings are shown before a count of the rest.
+pub const REPORT_WARNINGS_SHOWN: usize = 5;
 
 /// Why one input failed: rejected (located), or an I/O error reading it or writing its
 /// output.

@@ -379,3 +379,42 @@ fn check_of_an_identity_translation_agrees() {
         assert!(compared > 0, "{isa}: no register compared");
     }
 }
+
+/// The Report's warnings (what a translation could not keep exactly) are shown on stderr
+/// with the output: the first five, then how many more; `--json` lists every one.
+#[test]
+fn report_warnings_are_shown_with_the_output() {
+    let input: String = (0..7)
+        .map(|k| format!("sample_3d.RGBA (M1, 16)  0x0:uw S0 T6 V004{k}.0 V0041.0 V0042.0\n"))
+        .collect();
+    let dir = scratch(
+        "warnings",
+        &[("in.visaasm", &input), ("b.toml", VISA_BINDINGS)],
+    );
+    let args = ["translate", "--from", "visa", "--to", "dxbc", "--bindings"];
+    let (bindings, input) = (p(&dir, "b.toml"), p(&dir, "in.visaasm"));
+    let o = texlate(&[&args[..], &[bindings.as_str(), input.as_str()][..]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let dropped: Vec<&str> = err.lines().filter(|l| l.contains("SIMD16")).collect();
+    assert_eq!(dropped.len(), 5, "{err}");
+    assert!(
+        dropped[0].starts_with("texlate: warning: line 1, column 1:"),
+        "{err}"
+    );
+    assert!(err.contains("2 more warning(s)"), "{err}");
+    assert!(stdout(&o).contains("sample"), "the output is written");
+    let json = texlate(
+        &[
+            &args[..],
+            &[bindings.as_str(), "--json", input.as_str()][..],
+        ]
+        .concat(),
+    );
+    let out = stdout(&json);
+    let listed = out
+        .lines()
+        .filter(|l| l.contains(", column 1: SIMD16 (mask M1) dropped"))
+        .count();
+    assert_eq!(listed, 7, "{out}");
+}

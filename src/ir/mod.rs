@@ -14,6 +14,7 @@ pub mod layout;
 mod parse;
 
 use std::fmt;
+use std::sync::Arc;
 
 use indexmap::IndexMap;
 
@@ -444,8 +445,10 @@ impl TexInstr {
 /// round trips and provenance. The IR never looks inside: the codec that made it downcasts
 /// it ([`Origin::get`]); every other codec and every pass ignores it, as naga keeps backend
 /// knowledge out of its IR. `Origin::default()` is "built by a pass or by library code".
+/// The data is shared between clones (cloning a program or an instruction copies no codec
+/// data) and copied on the first write through [`Origin::get_mut`].
 #[derive(Default)]
-pub struct Origin(Option<Box<dyn CodecData>>);
+pub struct Origin(Option<Arc<dyn CodecData>>);
 
 /// Data a codec attaches to an [`Origin`]: any `Clone + PartialEq + Debug` type of its own.
 pub trait CodecData: std::any::Any + fmt::Debug + Send + Sync {
@@ -480,7 +483,7 @@ impl Origin {
 
     /// An origin holding a codec's own data.
     pub fn new<T: CodecData>(data: T) -> Self {
-        Origin(Some(Box::new(data)))
+        Origin(Some(Arc::new(data)))
     }
 
     /// The codec data, if it is a `T`.
@@ -488,9 +491,16 @@ impl Origin {
         self.0.as_deref()?.as_any().downcast_ref()
     }
 
-    /// The codec data, mutably, if it is a `T`.
+    /// The codec data, mutably, if it is a `T` (copied first when a clone shares it).
     pub fn get_mut<T: CodecData>(&mut self) -> Option<&mut T> {
-        self.0.as_deref_mut()?.as_any_mut().downcast_mut()
+        let data = self.0.as_mut()?;
+        if !data.as_any().is::<T>() {
+            return None;
+        }
+        if Arc::get_mut(data).is_none() {
+            *data = Arc::from(data.clone_box());
+        }
+        Arc::get_mut(data)?.as_any_mut().downcast_mut()
     }
 
     /// Whether nothing ISA-specific is attached.
@@ -501,7 +511,7 @@ impl Origin {
 
 impl Clone for Origin {
     fn clone(&self) -> Self {
-        Origin(self.0.as_ref().map(|d| d.clone_box()))
+        Origin(self.0.clone())
     }
 }
 
@@ -509,7 +519,7 @@ impl PartialEq for Origin {
     fn eq(&self, other: &Self) -> bool {
         match (&self.0, &other.0) {
             (None, None) => true,
-            (Some(a), Some(b)) => a.eq_dyn(&**b),
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a.eq_dyn(&**b),
             _ => false,
         }
     }

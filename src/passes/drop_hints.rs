@@ -50,7 +50,7 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
         }
     }
     for (span, n) in notes {
-        ctx.warn(span, "drop_hints", n);
+        ctx.note(span, "drop_hints", n);
     }
     Ok(())
 }
