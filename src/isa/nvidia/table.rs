@@ -244,11 +244,6 @@ impl Field {
     pub fn fits(&self, value: u64) -> bool {
         value <= u64::MAX >> (64 - self.width)
     }
-
-    /// Whether `sm` decodes the field: not too early, not past its last SM.
-    pub fn on(&self, sm: Sm) -> bool {
-        self.sm <= sm && sm <= self.until
-    }
 }
 
 #[derive(Debug, Deserialize)]
