@@ -441,4 +441,24 @@ fn the_generated_table_matches_the_decoder_tables() {
         }
     }
     assert!(checked > 200, "{checked}");
+    // The decoder reads the file's head only: it holds the whole [invalid] table.
+    let head: toml::Value = toml::from_str(texlate::isa::nvidia::table::fields_head()).unwrap();
+    assert_eq!(head["invalid"], doc["invalid"]);
+    assert!(head.get("field").is_none());
+    let invalid = &table.invalid;
+    for (name, t) in [
+        ("lod", &invalid.lod),
+        ("offset_mode", &invalid.offset_mode),
+        ("comps_quad", &invalid.comps_quad),
+    ] {
+        let from_file = doc["invalid"][name].as_table().unwrap();
+        assert_eq!(from_file.len(), t.len(), "{name}");
+        assert!(!t.is_empty(), "{name}");
+        for (code, spelling) in t {
+            assert_eq!(
+                from_file[&code.to_string()].as_str(),
+                Some(spelling.as_str())
+            );
+        }
+    }
 }
