@@ -149,6 +149,10 @@ fn nvidia_reads_back_every_alu_op() {
         // TMML's fixed point.
         alu(AluOp::I16ToF32, r(24, 0), vec![r(25, 0)]),
         alu(AluOp::U16ToF32, r(26, 0), vec![r(27, 0)]),
+        // The gradient approximation's LOD arithmetic.
+        alu(AluOp::FFma, r(30, 0), vec![r(31, 0), r(32, 0), r(33, 0)]),
+        alu(AluOp::FSetGeAbs, r(34, 0), vec![r(35, 0), r(30, 0)]),
+        alu(AluOp::FLog2, r(36, 0), vec![r(34, 0)]),
     ];
     let _ = F32;
     let read = read_back(Isa::Nvidia, Program::new(Isa::Nvidia), list, true);
@@ -157,6 +161,14 @@ fn nvidia_reads_back_every_alu_op() {
     // Another modifier in the text than the word's, another guard.
     near_miss(Isa::Nvidia, &text, "FMUL R16", "FMUL.FTZ R16");
     near_miss(Isa::Nvidia, &text, "@!P0 MOV", "@P0 MOV");
+    near_miss(Isa::Nvidia, &text, "FFMA R30", "FFMA.FTZ R30");
+    near_miss(
+        Isa::Nvidia,
+        &text,
+        "FSET.BF.GE.AND R34",
+        "FSET.BF.GT.AND R34",
+    );
+    near_miss(Isa::Nvidia, &text, "MUFU.LG2 R36", "MUFU.EX2 R36");
 }
 
 #[test]
@@ -177,6 +189,10 @@ fn dxbc_reads_back_every_alu_op() {
         // TMML's fixed point.
         alu(AluOp::I16ToF32, r(6, 0), vec![r(1, 0)]),
         alu(AluOp::U16ToF32, r(6, 1), vec![r(1, 3)]),
+        // The gradient approximation's LOD arithmetic.
+        alu(AluOp::FFma, r(7, 0), vec![r(1, 0), r(2, 1), r(3, 2)]),
+        alu(AluOp::FLog2, r(7, 1), vec![r(7, 0)]),
+        alu(AluOp::FSetGeAbs, r(7, 2), vec![r(2, 3), r(7, 1)]),
     ];
     let _ = I32;
     let read = read_back(Isa::Dxbc, Program::new(Isa::Dxbc), list, true);
@@ -184,6 +200,22 @@ fn dxbc_reads_back_every_alu_op() {
     assert!(opaque_count(&read) > 0);
     let text = codec(Isa::Dxbc).print_text(&read).unwrap();
     near_miss(Isa::Dxbc, &text, "rcp r5.w", "rcp_sat r5.w");
+    near_miss(Isa::Dxbc, &text, "mad r7.x", "mad_sat r7.x");
+    near_miss(Isa::Dxbc, &text, "log r7.y, r7.x", "log r7.y, -r7.x");
+    sequence_miss(
+        Isa::Dxbc,
+        &text,
+        "ge r7.z, |r2.w|, r7.y",
+        "ge r7.z, r2.w, r7.y",
+        AluOp::FSetGeAbs,
+    );
+    sequence_miss(
+        Isa::Dxbc,
+        &text,
+        "and r7.z, r7.z, l(0x3f800000)",
+        "and r7.z, r7.z, l(0x3f800001)",
+        AluOp::FSetGeAbs,
+    );
     near_miss(Isa::Dxbc, &text, "mov r1.y, r2.w", "mov r1.y, -r2.w");
     near_miss(
         Isa::Dxbc,

@@ -301,6 +301,18 @@ fn cases() -> Vec<(&'static str, Program)> {
     }
     quad.push(alu(AluOp::MovLanes, 20, vec![r(14), imm(0x6)]));
     out.push(("quad_ops", program(quad)));
+    // The gradient approximation's LOD arithmetic (approx_grad_lod): MUFU.LG2 sets a write
+    // barrier that its reader waits on.
+    out.push((
+        "approx_lod_ops",
+        program(vec![
+            alu(AluOp::FFma, 10, rs(&[1, 2, 3])),
+            alu(AluOp::FSetGeAbs, 11, rs(&[4, 10])),
+            alu(AluOp::FFma, 12, rs(&[11, 5, 11])),
+            alu(AluOp::FLog2, 13, rs(&[12])),
+            alu(AluOp::FMul, 14, rs(&[13, 6])),
+        ]),
+    ));
     out
 }
 

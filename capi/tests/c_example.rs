@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The directory holding `libtexlate_capi`: the test binary's `deps/` and its parent.
+/// The directory holding `libtexlate_capi`: the test binary's `deps/` or its parent, whichever
+/// holds the newer build (`cargo build` copies the library up to the profile directory,
+/// `cargo test` does not, so that copy can be stale).
 fn library_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test binary's path");
     let deps = exe.parent().expect("deps/");
@@ -16,10 +18,22 @@ fn library_dir() -> PathBuf {
     );
     let found = [deps, deps.parent().expect("the profile directory")]
         .into_iter()
-        .find(|d| d.join(&file).exists())
+        .filter_map(|d| Some((d.join(&file).metadata().ok()?.modified().ok()?, d)))
+        .max_by_key(|(modified, _)| *modified)
         .unwrap_or_else(|| panic!("{file} is built beside {}", deps.display()))
+        .1
         .to_path_buf();
     found
+}
+
+/// The example, run with the library of [`library_dir`]: the loader's search path (which
+/// `cargo test` sets to both directories, before the rpath) names that directory only.
+fn example(exe: &Path) -> Command {
+    let mut c = Command::new(exe);
+    let lib = library_dir();
+    c.env("LD_LIBRARY_PATH", &lib)
+        .env("DYLD_LIBRARY_PATH", &lib);
+    c
 }
 
 fn build_example() -> PathBuf {
@@ -53,7 +67,7 @@ fn build_example() -> PathBuf {
 fn the_c_example_translates_and_reports_errors() {
     let exe = build_example();
 
-    let o = Command::new(&exe).output().expect("the example runs");
+    let o = example(&exe).output().expect("the example runs");
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(out.contains("== dxbc -> nvidia"), "{out}");
@@ -62,7 +76,7 @@ fn the_c_example_translates_and_reports_errors() {
     let json: serde_json::Value = serde_json::from_str(report.trim()).expect("the Report is JSON");
     assert!(json.is_object(), "{report}");
 
-    let o = Command::new(&exe)
+    let o = example(&exe)
         .args(["nvidia", "dxbc", "TEXS R6, R4, R4, R5, 0x6e, 9D, RGBA"])
         .output()
         .expect("the example runs");
@@ -73,7 +87,7 @@ fn the_c_example_translates_and_reports_errors() {
     assert!(err.contains("^^ expected a dimension"), "{err}");
     assert!(err.contains(r#""kind":"parse""#), "{err}");
 
-    let o = Command::new(&exe)
+    let o = example(&exe)
         .args(["nvidia", "klingon", "TEXS"])
         .output()
         .expect("the example runs");

@@ -319,9 +319,14 @@ fn alu(m: &mut Machine, i: &Instruction, at: &str) -> Result<bool, Error> {
         36 => (&[], Some(O::IMax), false, Role::SmallInt),
         1 => (&[], Some(O::And), false, Role::SmallInt),
         139 => return ibfe(m, i, at).map(|()| true),
+        // The gradient approximation's LOD arithmetic: mad (modelled fused, as NVIDIA's FFMA),
+        // log (base 2), ge (a mask).
+        50 => return mad(m, i, at).map(|()| true),
+        47 => (&[O::FLog2], None, true, Role::Float),
+        29 => (&[], Some(O::FGeMask), true, Role::Float),
         _ => return Ok(false),
     };
-    let float_dst = matches!(i.opcode, 54 | 86 | 43 | 64..=67 | 129 | 51 | 52 | 56);
+    let float_dst = matches!(i.opcode, 54 | 86 | 43 | 64..=67 | 129 | 51 | 52 | 56 | 47);
     let dst = i
         .operands
         .first()
@@ -355,6 +360,31 @@ fn alu(m: &mut Machine, i: &Instruction, at: &str) -> Result<bool, Error> {
         vals[c as usize].clone().unwrap_or(Value::Bits(0))
     })?;
     Ok(true)
+}
+
+/// `mad dst, a, b, c`: `a * b + c` per component.
+fn mad(m: &mut Machine, i: &Instruction, at: &str) -> Result<(), Error> {
+    let [dst, a, b, c] = i.operands.as_slice() else {
+        return Err(unsupported(at, i, "unexpected operand count"));
+    };
+    let mut vals = [const { None }; 4];
+    for (k, slot) in vals.iter_mut().enumerate() {
+        if dst.mask() & (1 << k) == 0 {
+            continue;
+        }
+        let args = [a, b, c]
+            .into_iter()
+            .map(|o| src(m, o, k, Role::Float, true, at, i))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut v = Value::apply(ValueOp::FFma, args);
+        if i.saturate() {
+            v = v.unary(ValueOp::FSat);
+        }
+        *slot = Some(v);
+    }
+    write_dst(m, dst, at, i, |c| {
+        vals[c as usize].clone().unwrap_or(Value::Bits(0))
+    })
 }
 
 /// `ibfe dst, width, offset, src` with immediate width and offset (the form texlate's

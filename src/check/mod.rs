@@ -60,6 +60,7 @@
 //! error naming its line or offset).
 
 pub mod dxbc;
+mod mcs;
 pub mod nvidia;
 pub mod visa;
 
@@ -177,6 +178,17 @@ pub enum ValueOp {
     Shr,
     /// Arithmetic shift right by the second operand's low 5 bits.
     Asr,
+    // The gradient approximation's LOD arithmetic (`--grad approx`).
+    /// f32 `a * b + c`, fused (one rounding).
+    FFma,
+    /// f32 base-2 logarithm; a subnormal or zero operand gives -inf (NVIDIA `MUFU.LG2`
+    /// flushes subnormals; its approximation error is inside the LOD tolerance).
+    FLog2,
+    /// 1.0 when `a >= b` (f32), else 0.0 (NaN compares false).
+    FSetGe,
+    /// `0xffffffff` when `a >= b` (f32), else 0 (DX `ge`); `and` with the bits of 1.0 reads
+    /// as [`ValueOp::FSetGe`].
+    FGeMask,
 }
 
 impl ValueOp {
@@ -272,6 +284,23 @@ impl ValueOp {
             ValueOp::Shl => a[0] << (a[1] & 31),
             ValueOp::Shr => a[0] >> (a[1] & 31),
             ValueOp::Asr => ((a[0] as i32) >> (a[1] & 31)) as u32,
+            ValueOp::FFma => fb(f(0).mul_add(f(1), f(2))),
+            ValueOp::FLog2 => {
+                let x = f(0);
+                fb(if x.is_subnormal() {
+                    f32::NEG_INFINITY
+                } else {
+                    x.log2()
+                })
+            }
+            ValueOp::FSetGe => fb(if f(0) >= f(1) { 1.0 } else { 0.0 }),
+            ValueOp::FGeMask => {
+                if f(0) >= f(1) {
+                    u32::MAX
+                } else {
+                    0
+                }
+            }
         }
     }
 }
@@ -367,6 +396,14 @@ fn rewrite(op: ValueOp, args: Vec<Value>) -> Value {
                 }
             }
         }
+        // DX `ge` then `and` with 1.0 is NVIDIA's `FSET.BF`.
+        (
+            O::And,
+            [Value::Op {
+                op: O::FGeMask,
+                args: a,
+            }, Value::Bits(0x3f80_0000)],
+        ) => return Value::apply(O::FSetGe, a.clone()),
         (O::FMul, [x, Value::Bits(F32_1_256)]) if scaled_lod(x, F32_256).is_some() => {
             if let Value::Op { args: inner, .. } = x {
                 return inner[0].clone();
@@ -416,6 +453,12 @@ impl fmt::Display for Value {
                     write!(f, "{b:#010x}")
                 }
             }
+            Value::Result { request, channel } if *request >= AUX_REQUEST => write!(
+                f,
+                "size_query[{}].{}",
+                request - AUX_REQUEST,
+                CHANNELS.get(*channel as usize).unwrap_or(&"?")
+            ),
             Value::Result { request, channel } => write!(
                 f,
                 "result[{request}].{}",
@@ -1061,9 +1104,29 @@ pub struct PairReport {
     pub source: Option<Located>,
     /// The target's request (`None` when the source has more).
     pub target: Option<Located>,
-    /// Empty when the two agree.
+    /// Empty when the two agree (up to the LOD, when [`PairReport::lod`] is set).
     pub diffs: Vec<FieldDiff>,
+    /// Set when the target samples at a LOD it computed from the source's gradients and a
+    /// size query of its own (`--grad approx`): the LOD fields are then compared here, with
+    /// the isotropic rule, and not in `diffs`.
+    pub lod: Option<LodApprox>,
 }
+
+/// An approximated LOD ([`PairReport::lod`]): the target's LOD expression evaluated at
+/// known texture sizes, against the isotropic LOD of the source's gradients at those sizes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LodApprox {
+    /// The sizes (width, height, depth) the size query was taken to return.
+    pub sizes: [u32; 3],
+    /// The isotropic LOD of the source's gradients (D3D11.3 §7.18.11), computed here in f64.
+    pub source: f64,
+    /// The target's LOD at those sizes.
+    pub target: f64,
+    /// Whether the two agree within [`LOD_TOLERANCE`] at every size set tried.
+    pub agrees: bool,
+}
+
+impl Eq for LodApprox {}
 
 /// A register the source wrote whose final value the target does not reproduce.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1093,12 +1156,27 @@ pub struct CheckReport {
     pub registers: Vec<RegisterDiff>,
     /// How many source-written registers were compared.
     pub registers_compared: usize,
+    /// What the translation drops on purpose and the check therefore does not count as a
+    /// disagreement (explicit MCS data, `check::mcs`).
+    pub warnings: Vec<String>,
 }
 
 impl CheckReport {
-    /// Whether every request and every written register agrees.
+    /// Whether every request and every written register agrees exactly (no approximated
+    /// LOD).
     pub fn agrees(&self) -> bool {
+        self.agrees_up_to_lod() && self.approximated() == 0
+    }
+
+    /// Whether every request agrees except approximated LODs that follow the isotropic rule
+    /// ([`PairReport::lod`]), and every written register agrees.
+    pub fn agrees_up_to_lod(&self) -> bool {
         self.pairs.iter().all(|p| p.diffs.is_empty()) && self.registers.is_empty()
+    }
+
+    /// How many pairs sample at an approximated LOD.
+    pub fn approximated(&self) -> usize {
+        self.pairs.iter().filter(|p| p.lod.is_some()).count()
     }
 }
 
@@ -1110,7 +1188,13 @@ impl fmt::Display for CheckReport {
             self.from.name(),
             self.to.name(),
             self.seed,
-            if self.agrees() { "agree" } else { "DISAGREE" }
+            if self.agrees() {
+                "agree".to_string()
+            } else if self.agrees_up_to_lod() {
+                format!("agree up to the LOD ({} approximated)", self.approximated())
+            } else {
+                "DISAGREE".to_string()
+            }
         )?;
         for p in &self.pairs {
             let at =
@@ -1121,10 +1205,13 @@ impl fmt::Display for CheckReport {
                 p.index,
                 at(&p.source),
                 at(&p.target),
-                if p.diffs.is_empty() {
-                    "agree"
-                } else {
-                    "differ"
+                match (&p.lod, p.diffs.is_empty()) {
+                    (_, false) => "differ".to_string(),
+                    (None, true) => "agree".to_string(),
+                    (Some(l), true) => format!(
+                        "agree up to the LOD (isotropic {:.4}, target {:.4} at {}x{}x{})",
+                        l.source, l.target, l.sizes[0], l.sizes[1], l.sizes[2]
+                    ),
                 }
             )?;
             for d in &p.diffs {
@@ -1136,6 +1223,9 @@ impl fmt::Display for CheckReport {
             }
         }
         writeln!(f, "registers compared: {}", self.registers_compared)?;
+        for w in &self.warnings {
+            writeln!(f, "warning: {w}")?;
+        }
         for r in &self.registers {
             writeln!(
                 f,
@@ -1267,7 +1357,171 @@ pub fn quad_gradients_agree(s: &Request, t: &Request) -> bool {
     agree
 }
 
-fn diff_requests(s: &Request, t: &Request) -> Vec<FieldDiff> {
+/// Request ids of the target's size queries that only feed an approximated LOD
+/// (`auxiliary_queries`) are renumbered from here, apart from the paired requests.
+pub const AUX_REQUEST: usize = 1 << 30;
+
+/// The largest difference between an approximated LOD and the isotropic rule that still
+/// agrees: 1/256, the LOD's resolution in the sampler (8 fractional bits, as NVIDIA TMML
+/// reports it). The f32 roundings, `MUFU.RCP` and `MUFU.LG2` stay far inside it; a wrong
+/// size, axis or gradient does not.
+pub const LOD_TOLERANCE: f64 = 1.0 / 256.0;
+
+/// The size sets an approximated LOD is evaluated at: every dimension different, so a size
+/// read from the wrong channel shows.
+const LOD_SIZES: [[u32; 3]; 2] = [[256, 64, 16], [8, 1024, 128]];
+
+/// Whether `v` reads a result of request `id`.
+fn mentions(v: &Value, id: usize) -> bool {
+    let mut found = false;
+    nvidia::results_of(v, &mut |r| found |= r == id);
+    found
+}
+
+/// The target's size queries whose results only an explicit LOD reads: a `QuerySize` request
+/// whose result some later `Level` LOD mentions, when no source LOD reads a size query
+/// (the source computed no LOD of its own from sizes). These are the size queries of an
+/// approximated gradient sample; they pair with nothing in the source.
+fn auxiliary_queries(source: &Execution, target: &Execution) -> Vec<usize> {
+    let level_reads_query = |e: &Execution, j: usize| {
+        e.requests[j + 1..]
+            .iter()
+            .any(|r| matches!(&r.request.lod, LodReq::Level(v) if mentions(v, j)))
+    };
+    let queries = |e: &Execution| -> Vec<usize> {
+        (0..e.requests.len())
+            .filter(|&j| e.requests[j].request.op == ReqOp::QuerySize && level_reads_query(e, j))
+            .collect()
+    };
+    if !queries(source).is_empty() {
+        return Vec::new();
+    }
+    queries(target)
+}
+
+/// `e` without the requests `aux`: the others renumbered in order, the results of `aux`
+/// moved to [`AUX_REQUEST`] + their index.
+fn without_requests(e: &Execution, aux: &[usize]) -> Execution {
+    let mut map = HashMap::new();
+    let mut next = 0;
+    for j in 0..e.requests.len() {
+        if aux.contains(&j) {
+            map.insert(j, AUX_REQUEST + j);
+        } else {
+            map.insert(j, next);
+            next += 1;
+        }
+    }
+    let requests = e
+        .requests
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| !aux.contains(j))
+        .map(|(_, r)| {
+            let mut r = r.clone();
+            nvidia::renumber_request(&mut r.request, &map);
+            r
+        })
+        .collect();
+    Execution {
+        requests,
+        regs: e
+            .regs
+            .iter()
+            .map(|(k, v)| (*k, nvidia::renumbered(v.clone(), &map)))
+            .collect(),
+        written: e.written.clone(),
+        init: e.init.clone(),
+    }
+}
+
+/// The isotropic LOD of a gradient request at level-0 size `sizes` (D3D11.3 §7.18.11): each
+/// gradient scaled to texels, `log2` of the longer of the x and y derivative vectors. On a
+/// cube the gradients are projected onto the face of the major axis (ties to z, then y):
+/// face coordinates `c_a / |c_m|` span `sizes[0]` texels over [-1, 1]. Computed in f64 from
+/// the request's f32 values.
+fn isotropic_lod(s: &Request, sizes: [u32; 3]) -> Option<f64> {
+    let LodReq::Grad { dx, dy } = &s.lod else {
+        return None;
+    };
+    let f = |v: &[Value]| -> Vec<f64> {
+        v.iter()
+            .map(|x| f64::from(f32::from_bits(at_sample_point(x))))
+            .collect()
+    };
+    let (c, dx, dy) = (f(&s.coords), f(dx), f(dy));
+    let n = c.len();
+    if n == 0 || dx.len() != n || dy.len() != n {
+        return None;
+    }
+    let cube = matches!(s.dim, Some(Dimension::Known { dim: Dim::Cube, .. }));
+    let len2 = |d: &[f64]| -> f64 {
+        if cube && n == 3 {
+            let m = if c[2].abs() >= c[0].abs() && c[2].abs() >= c[1].abs() {
+                2
+            } else if c[1].abs() >= c[0].abs() {
+                1
+            } else {
+                0
+            };
+            let scale = f64::from(sizes[0]) / (2.0 * c[m].abs());
+            (0..3)
+                .filter(|&a| a != m)
+                .map(|a| ((d[a] - c[a] * d[m] / c[m]) * scale).powi(2))
+                .sum()
+        } else {
+            d.iter()
+                .zip(sizes)
+                .map(|(g, w)| (g * f64::from(w)).powi(2))
+                .sum()
+        }
+    };
+    Some(0.5 * len2(&dx).max(len2(&dy)).log2())
+}
+
+/// `v` evaluated with the size queries' results replaced by `sizes` (channel = dimension)
+/// and every other result by its sample point ([`at_sample_point`]).
+fn at_sizes(v: &Value, sizes: [u32; 3]) -> u32 {
+    match v {
+        Value::Result { request, channel } if *request >= AUX_REQUEST => {
+            sizes.get(*channel as usize).copied().unwrap_or(0)
+        }
+        Value::Op { op, args } => {
+            let a: Vec<u32> = args.iter().map(|x| at_sizes(x, sizes)).collect();
+            op.eval(&a)
+        }
+        other => at_sample_point(other),
+    }
+}
+
+/// The approximated LOD of a pair: the source asks for gradients, the target for an explicit
+/// LOD computed from a size query of its own ([`AUX_REQUEST`] results).
+fn approximated_lod(s: &Request, t: &Request) -> Option<LodApprox> {
+    let (LodReq::Grad { .. }, LodReq::Level(v)) = (&s.lod, &t.lod) else {
+        return None;
+    };
+    let mut aux = false;
+    nvidia::results_of(v, &mut |r| aux |= r >= AUX_REQUEST);
+    if !aux {
+        return None;
+    }
+    let mut first = None;
+    let mut agrees = true;
+    for sizes in LOD_SIZES {
+        let source = isotropic_lod(s, sizes)?;
+        let target = f64::from(f32::from_bits(at_sizes(v, sizes)));
+        agrees &= source == target || (source - target).abs() <= LOD_TOLERANCE;
+        first.get_or_insert(LodApprox {
+            sizes,
+            source,
+            target,
+            agrees: false,
+        });
+    }
+    first.map(|l| LodApprox { agrees, ..l })
+}
+
+fn diff_requests(s: &Request, t: &Request, approx: bool) -> Vec<FieldDiff> {
     let quad_ok = quad_gradients_agree(s, t) || quad_gradients_agree(t, s);
     let cube = matches!(
         (s.dim, t.dim),
@@ -1285,7 +1539,7 @@ fn diff_requests(s: &Request, t: &Request) -> Vec<FieldDiff> {
         if cube && k.starts_with("coordinate ") {
             continue;
         }
-        if quad_ok && (k == "lod" || k.starts_with("gradient ")) {
+        if (quad_ok || approx) && (k == "lod" || k.starts_with("gradient ")) {
             continue;
         }
         let other = tmap.get(k.as_str()).copied().unwrap_or("absent");
@@ -1310,7 +1564,9 @@ fn diff_requests(s: &Request, t: &Request) -> Vec<FieldDiff> {
 }
 
 /// Compares two executions: requests in order, then every register the source wrote,
-/// looked up in the target through `map`.
+/// looked up in the target through `map`. Multisample control data is compared as
+/// `check::mcs` says: an MCS read feeding a fetch of the same texel is part of that fetch,
+/// and MCS data the target drops is a warning.
 pub fn compare_executions(
     from: Isa,
     source: &Execution,
@@ -1319,12 +1575,89 @@ pub fn compare_executions(
     map: &dyn Fn(Reg) -> Option<Reg>,
     seed: u64,
 ) -> CheckReport {
+    if !mcs::has_mcs(source) && !mcs::has_mcs(target) {
+        return compare_requests(from, source, to, target, map, seed);
+    }
+    let t = mcs::fold(target, false);
+    let target_reads = t
+        .execution
+        .requests
+        .iter()
+        .any(|l| l.request.op == ReqOp::FetchMcs);
+    let s = mcs::fold(source, !target_reads);
+    let mut warnings: Vec<String> = s
+        .dropped
+        .iter()
+        .map(|at| format!("the source's MCS read at {at} is dropped: the target reads no MCS"))
+        .collect();
+    // Source registers left holding MCS: a target that does not reproduce them dropped MCS
+    // data, which is a warning.
+    let src = s.execution;
+    let held: Vec<String> = src
+        .written
+        .iter()
+        .filter(|r| {
+            src.regs
+                .get(*r)
+                .is_some_and(|v| mcs::names_request(v, &s.removed))
+        })
+        .map(|r| spell(from, *r))
+        .collect();
+    let mut report = compare_requests(from, &src, to, &t.execution, map, seed);
+    let (dropped, registers): (Vec<RegisterDiff>, Vec<RegisterDiff>) =
+        std::mem::take(&mut report.registers)
+            .into_iter()
+            .partition(|r| held.contains(&r.source_reg));
+    report.registers = registers;
+    for r in dropped {
+        warnings.push(format!(
+            "source register {} holds MCS data ({}) the translation drops",
+            r.source_reg, r.source
+        ));
+    }
+    for p in &mut report.pairs {
+        let (mcs, rest): (Vec<FieldDiff>, Vec<FieldDiff>) = std::mem::take(&mut p.diffs)
+            .into_iter()
+            .partition(|d| d.field == "mcs" && d.target == "absent");
+        p.diffs = rest;
+        for d in mcs {
+            let at = p.source.as_ref().map_or(String::new(), |l| l.at.clone());
+            warnings.push(format!(
+                "request {} ({at}): the source's explicit MCS words ({}) are dropped: the target reads the surface's own",
+                p.index, d.source
+            ));
+        }
+    }
+    report.warnings = warnings;
+    report
+}
+
+/// [`compare_executions`] without the MCS rules.
+fn compare_requests(
+    from: Isa,
+    source: &Execution,
+    to: Isa,
+    target: &Execution,
+    map: &dyn Fn(Reg) -> Option<Reg>,
+    seed: u64,
+) -> CheckReport {
+    let aux = auxiliary_queries(source, target);
+    let stripped;
+    let target = if aux.is_empty() {
+        target
+    } else {
+        stripped = without_requests(target, &aux);
+        &stripped
+    };
     let n = source.requests.len().max(target.requests.len());
     let mut pairs = Vec::with_capacity(n);
     for i in 0..n {
         let (s, t) = (source.requests.get(i), target.requests.get(i));
-        let diffs = match (s, t) {
-            (Some(s), Some(t)) => diff_requests(&s.request, &t.request),
+        let lod = s
+            .zip(t)
+            .and_then(|(s, t)| approximated_lod(&s.request, &t.request));
+        let mut diffs = match (s, t) {
+            (Some(s), Some(t)) => diff_requests(&s.request, &t.request, lod.is_some()),
             (Some(_), None) => vec![FieldDiff {
                 field: "instruction".into(),
                 source: "present".into(),
@@ -1336,11 +1669,19 @@ pub fn compare_executions(
                 target: "present".into(),
             }],
         };
+        if let Some(l) = lod.as_ref().filter(|l| !l.agrees) {
+            diffs.push(FieldDiff {
+                field: "lod (approximated)".into(),
+                source: format!("isotropic {:.4} at {:?}", l.source, l.sizes),
+                target: format!("{:.4}", l.target),
+            });
+        }
         pairs.push(PairReport {
             index: i,
             source: s.cloned(),
             target: t.cloned(),
             diffs,
+            lod,
         });
     }
     let mut registers = Vec::new();
@@ -1381,6 +1722,7 @@ pub fn compare_executions(
         pairs,
         registers,
         registers_compared: source.written.len(),
+        warnings: Vec::new(),
     }
 }
 
@@ -1501,6 +1843,7 @@ fn compare_quad(
         pairs: Vec::new(),
         registers: Vec::new(),
         registers_compared: 0,
+        warnings: Vec::new(),
     };
     for (l, (s, t)) in src.iter().zip(&tgt).enumerate() {
         let lane = compare_executions(from, s, to, t, map, seed);
@@ -1518,6 +1861,7 @@ fn compare_quad(
             report.registers.push(r);
         }
         report.registers_compared += lane.registers_compared;
+        report.warnings.extend(lane.warnings);
     }
     Ok(report)
 }
@@ -1531,4 +1875,129 @@ pub fn compare_identity(
     seed: u64,
 ) -> Result<CheckReport, Error> {
     compare_with(isa, program, isa, program, bindings, &|r| Some(r), seed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(x: f32) -> Value {
+        Value::Bits(x.to_bits())
+    }
+
+    fn grad(dim: Dim, c: &[f32], dx: &[f32], dy: &[f32]) -> Request {
+        let mut r = Request::new(ReqOp::Sample, ResourceId::Row(0));
+        r.dim = Some(Dimension::Known {
+            dim,
+            arrayed: false,
+            multisampled: false,
+        });
+        r.coords = c.iter().map(|x| f(*x)).collect();
+        r.lod = LodReq::Grad {
+            dx: dx.iter().map(|x| f(*x)).collect(),
+            dy: dy.iter().map(|x| f(*x)).collect(),
+        };
+        r
+    }
+
+    /// The isotropic rule on values worked by hand (D3D11.3 §7.18.11).
+    #[test]
+    fn isotropic_lod_by_hand() {
+        // One texel per pixel on a 256-wide 2D texture: LOD 0; four texels along y of a
+        // 64-high one: LOD 2 (the longer vector wins).
+        let r = grad(
+            Dim::D2,
+            &[0.5, 0.5],
+            &[1.0 / 256.0, 0.0],
+            &[0.0, 4.0 / 64.0],
+        );
+        assert_eq!(isotropic_lod(&r, [256, 64, 16]), Some(2.0));
+        // 3D: the x vector (3, 4, 0) texels is 5 long: log2 5.
+        let r = grad(
+            Dim::D3,
+            &[0.0; 3],
+            &[3.0 / 256.0, 4.0 / 64.0, 0.0],
+            &[0.0, 0.0, 1.0 / 16.0],
+        );
+        let lod = isotropic_lod(&r, [256, 64, 16]).unwrap();
+        assert!((lod - 5f64.log2()).abs() < 1e-12, "{lod}");
+        // Cube, +z face centre (major axis z, |c_z| = 2): the face coordinate x/2 spans
+        // [-1, 1] over 128 texels, so d(x)/dx = 0.25 is 0.25 / 2 · 128 / 2 = 8 texels: LOD 3.
+        // The z gradient moves along the major axis and adds nothing at the centre.
+        let r = grad(
+            Dim::Cube,
+            &[0.0, 0.0, 2.0],
+            &[0.25, 0.0, 5.0],
+            &[0.0, 0.0, 1.0],
+        );
+        let lod = isotropic_lod(&r, [128, 0, 0]).unwrap();
+        assert!((lod - 3.0).abs() < 1e-12, "{lod}");
+        // Off centre the quotient rule applies: at (1, 0, 2) a z step of 1 moves the face
+        // coordinate x/z by -1/4: 0.25 · 64 = 16 texels along y's vector: LOD 4.
+        let r = grad(Dim::Cube, &[1.0, 0.0, 2.0], &[0.0; 3], &[0.0, 0.0, 1.0]);
+        let lod = isotropic_lod(&r, [128, 0, 0]).unwrap();
+        assert!((lod - 4.0).abs() < 1e-12, "{lod}");
+        // Ties go to z: at (2, 1, 2) an x step of 0.25 is 0.25 / 2 · 64 = 8 texels on the z
+        // face (LOD 3); on the x face it would be |(0, -1/8, -1/4)| / 2 · 64 ≈ 8.94.
+        let r = grad(Dim::Cube, &[2.0, 1.0, 2.0], &[0.25, 0.0, 0.0], &[0.0; 3]);
+        let lod = isotropic_lod(&r, [128, 0, 0]).unwrap();
+        assert!((lod - 3.0).abs() < 1e-12, "{lod}");
+    }
+
+    /// A size query set aside: the pair compares everything but the LOD, and the LOD with the
+    /// rule; a target LOD off by more than 1/256 is a difference.
+    #[test]
+    fn approximated_lod_is_compared_with_the_rule() {
+        let s = grad(
+            Dim::D2,
+            &[0.5, 0.5],
+            &[1.0 / 256.0, 0.0],
+            &[0.0, 4.0 / 64.0],
+        );
+        // The size query's unsigned results, converted to float.
+        let size = |c: u8| {
+            Value::apply(
+                ValueOp::U32ToF32,
+                vec![Value::Result {
+                    request: AUX_REQUEST,
+                    channel: c,
+                }],
+            )
+        };
+        // 0.5 · log2(max((dx0 · w)², (dy1 · h)²)), as the target computes it.
+        let texels = |g: f32, c: u8| Value::apply(ValueOp::FMul, vec![f(g), size(c)]);
+        let sq = |v: Value| Value::apply(ValueOp::FMul, vec![v.clone(), v]);
+        let m = Value::apply(
+            ValueOp::FMax,
+            vec![sq(texels(1.0 / 256.0, 0)), sq(texels(4.0 / 64.0, 1))],
+        );
+        let lod = Value::apply(
+            ValueOp::FMul,
+            vec![Value::apply(ValueOp::FLog2, vec![m]), f(0.5)],
+        );
+        let mut t = s.clone();
+        t.lod = LodReq::Level(lod.clone());
+        let l = approximated_lod(&s, &t).unwrap();
+        assert!(l.agrees, "{l:?}");
+        assert!(diff_requests(&s, &t, true).is_empty());
+        // The width read for the height.
+        let wrong = Value::apply(
+            ValueOp::FMul,
+            vec![
+                Value::apply(
+                    ValueOp::FLog2,
+                    vec![Value::apply(
+                        ValueOp::FMax,
+                        vec![sq(texels(1.0 / 256.0, 0)), sq(texels(4.0 / 64.0, 0))],
+                    )],
+                ),
+                f(0.5),
+            ],
+        );
+        t.lod = LodReq::Level(wrong);
+        assert!(!approximated_lod(&s, &t).unwrap().agrees);
+        // A plain explicit LOD (no size query) is not an approximation.
+        t.lod = LodReq::Level(f(2.0));
+        assert!(approximated_lod(&s, &t).is_none());
+    }
 }

@@ -20,6 +20,14 @@
 //! code reading the value through `I2F.S16`/`I2F.U16` does not depend on them). Channels 2
 //! and 3 are undefined on every ISA and read as the result's channels.
 //!
+//! TXQ `TEX_HEADER_TEXTURE_TYPE` (code 2): component z is the sample count, an integer (Mesa
+//! NAK `build_txq_samples` reads channel 2 of the query; Ryujinx's `Txq` translates component
+//! 2 of `TexHeaderTextureType` as the texture's sample count: two independent readers of the
+//! hardware's result; ptxas compiles `txq.num_samples` to a descriptor-table load and never
+//! emits it). Such a TXQ with only z enabled and no LOD register is a sample-count request
+//! whose channel 0 lands in Rd; components x and y are not modelled (other masks stay
+//! `QueryOther`).
+//!
 //! Unverified, and said so: the short-form targets ptxas never produced (TEXS `LZ.DC ARRAY_2D`, TLDS
 //! `LL 1D`, `LL 2D`, `LL.AOFFI 2D`) follow the observed split rule; `.PTP` offsets are read
 //! as 6-bit fields per byte, byte `2i + c` = texel i component c (Mesa NAK's packing); the
@@ -35,11 +43,13 @@
 //! `F2I`, `I2I`, `FMUL`, `FMNMX`, `MUFU.RCP`, and the quad operations of ptxas's gradient
 //! emulation (research §5.1): `SAM`, `RAM`, `SHFL.IDX` within a quad (c = 0x1c03),
 //! `FSWZADD` (lane codes as nvdisasm prints them: `PP` a + b, `NP` b − a, `PN` a − b, `ZP` b,
-//! lane 0 first), `MOV` with a lane mask. A program with quad operations runs per quad
+//! lane 0 first), `MOV` with a lane mask; the gradient approximation's `FFMA`, `MUFU.LG2`
+//! and `FSET.BF.GE.AND d, |a|, b, PT` (ptxas's fma.rn, lg2.approx.ftz, set.ge of an abs).
+//! A program with quad operations runs per quad
 //! ([`run_quad`]). `NOP`, `EXIT` and `RET` are skipped; listing directives, labels and
 //! comments too. Binary ALU words are decoded for the encodings the corpus listings show
 //! next to their text and the ones texlate emits (MOV, MOV32I, I2I, I2F, FMUL, FMNMX, MUFU,
-//! NOP, EXIT, SAM, RAM, SHFL, FSWZADD); any other word is an error.
+//! NOP, EXIT, SAM, RAM, SHFL, FSWZADD, FFMA, FSET); any other word is an error.
 
 use crate::check::{
     imm_offsets, resource_id, sext, Error, Execution, InitialFile, Located, LodReq, Machine,
@@ -99,6 +109,16 @@ fn dim_of(code: u8) -> Option<(Dim, bool)> {
         7 => (Dim::Cube, true),
         _ => return None,
     })
+}
+
+/// Whether `inst` asks the sample count alone: `TXQ TEX_HEADER_TEXTURE_TYPE` (code 2) with
+/// only its z component and no LOD register (module documentation).
+fn samples_query(inst: &NvInst) -> bool {
+    inst.op == OpClass::TXQ
+        && inst.query == 2
+        && inst.mask == 0x4
+        && inst.ra == RZ
+        && !inst.bindless
 }
 
 /// The Ra and Rb slot lists of an instruction (module documentation for the sources).
@@ -340,6 +360,7 @@ pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) ->
         OpClass::TLD4 | OpClass::TLD4S => ReqOp::Gather { channel: inst.comp },
         OpClass::TMML => ReqOp::QueryLod,
         OpClass::TXQ if inst.query == 1 => ReqOp::QuerySize,
+        OpClass::TXQ if samples_query(inst) => ReqOp::QuerySamples,
         OpClass::TXQ => ReqOp::QueryOther { code: inst.query },
     };
     let resource = match get(Slot::Handle) {
@@ -429,6 +450,7 @@ pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) ->
                 dy: (0..n).filter_map(|i| get(Slot::Dy(i))).collect(),
             }
         }
+        OpClass::TXQ if samples_query(inst) => LodReq::Implicit,
         OpClass::TXQ => LodReq::level(get(Slot::Lod).unwrap_or(Value::Bits(0))),
         OpClass::TLD4 | OpClass::TLD4S | OpClass::TMML => LodReq::Implicit,
         _ => match inst.lod {
@@ -443,7 +465,12 @@ pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) ->
     r.sample_index = get(Slot::Sample);
     // TMML: hardware channels 0 and 1 are the IR's 1 and 0 (module documentation).
     let tmml = inst.op == OpClass::TMML;
-    let semantic = |c: u8| if tmml && c < 2 { 1 - c } else { c };
+    let samples = samples_query(inst);
+    let semantic = |c: u8| match c {
+        0 | 1 if tmml => 1 - c,
+        2 if samples => 0,
+        _ => c,
+    };
     r.channels = (0..4u8)
         .filter(|c| inst.mask & (1 << c) != 0)
         .fold(0, |acc, c| acc | 1 << semantic(c));
@@ -587,6 +614,13 @@ enum AluKind {
     MovLanes {
         mask: u8,
     },
+    // The gradient approximation's LOD arithmetic.
+    /// `FFMA d, a, b, c`: `a * b + c`, fused.
+    FFma,
+    /// `MUFU.LG2 d, a`: log2(a).
+    Lg2,
+    /// `FSET.BF.GE.AND d, a, b, PT`: 1.0 when `a >= b`, else 0.0.
+    FSetGe,
 }
 
 impl AluKind {
@@ -709,6 +743,18 @@ fn alu(m: &mut Machine, a: &Alu) {
         AluKind::Sam | AluKind::Ram => return,
         AluKind::Shfl | AluKind::MovLanes { .. } => read_src(m, &a.srcs[0], Role::Float, false),
         AluKind::Fswz { ops } => fswz(m, a, ops[0]),
+        AluKind::FFma => {
+            let args = (0..3)
+                .map(|i| read_src(m, &a.srcs[i], Role::Float, true))
+                .collect();
+            Value::apply(O::FFma, args)
+        }
+        AluKind::Lg2 => read_src(m, &a.srcs[0], Role::Float, true).unary(O::FLog2),
+        AluKind::FSetGe => {
+            let x = read_src(m, &a.srcs[0], Role::Float, true);
+            let y = read_src(m, &a.srcs[1], Role::Float, true);
+            Value::apply(O::FSetGe, vec![x, y])
+        }
     };
     if a.rd != RZ {
         m.write(gpr(u32::from(a.rd)), v);
@@ -819,7 +865,10 @@ fn parse_alu(text: &str) -> Result<Option<Alu>, String> {
     } else {
         ops
     };
-    let float = matches!(base, "FMUL" | "FMNMX" | "MUFU" | "F2I" | "FSWZADD");
+    let float = matches!(
+        base,
+        "FMUL" | "FMNMX" | "MUFU" | "F2I" | "FSWZADD" | "FFMA" | "FSET"
+    );
     let bad = || format!("cannot read `{text}`");
     let rd = ops
         .first()
@@ -946,10 +995,24 @@ fn parse_alu(text: &str) -> Result<Option<Alu>, String> {
             (AluKind::FMnmx { min }, vec![src(1)?, src(2)?])
         }
         "MUFU" if mods == ["RCP"] => (AluKind::Rcp, vec![src(1)?]),
+        "MUFU" if mods == ["LG2"] => (AluKind::Lg2, vec![src(1)?]),
+        "FFMA" => {
+            known_mods(&[])?;
+            (AluKind::FFma, vec![src(1)?, src(2)?, src(3)?])
+        }
+        "FSET" => {
+            if mods != ["BF", "GE", "AND"] || ops.get(3).copied() != Some("PT") {
+                return Err(format!("`{text}`: only FSET.BF.GE.AND with PT is modelled"));
+            }
+            (AluKind::FSetGe, vec![src(1)?, src(2)?])
+        }
         _ => return Err(format!("instruction `{text}` is not modelled")),
     };
     Ok(Some(Alu { rd, kind, srcs }))
 }
+
+/// Rd (0..7), Ra (8..15), the guard (16..19) and Rb (20..27) of an ALU word.
+const REG_FIELDS: u64 = 0x0fff_ffff;
 
 /// Decodes an ALU word of the encodings the corpus listings show (module documentation).
 /// `Ok(None)`: NOP or EXIT.
@@ -1082,6 +1145,49 @@ fn decode_alu(w: u64) -> Result<Option<Alu>, String> {
                         abs: (w >> 49) & 1 == 1,
                         neg: false,
                     },
+                ],
+            )
+        }
+        0x5080 if (w >> 20) & 0xf == 3 => {
+            // MUFU.LG2: sub-op 3 (ptxas, lg2.approx.ftz.f32); |a| (46), -a (48) as for RCP.
+            (
+                AluKind::Lg2,
+                vec![Operand {
+                    src: Src::Reg(ra),
+                    abs: (w >> 46) & 1 == 1,
+                    neg: (w >> 48) & 1 == 1,
+                }],
+            )
+        }
+        0x5980 => {
+            // FFMA Rd, Ra, Rb, Rc (ptxas, fma.rn.f32): every bit outside the register and
+            // guard fields as in 0x5980000000070000 (other roundings, .FTZ, .SAT and the
+            // negations are not modelled).
+            if w & !(REG_FIELDS | 0xff << 39) != 0x5980_0000_0000_0000 {
+                return fail();
+            }
+            let rc = ((w >> 39) & 0xff) as u8;
+            (
+                AluKind::FFma,
+                vec![op(Src::Reg(ra)), op(Src::Reg(rb)), op(Src::Reg(rc))],
+            )
+        }
+        0x5850 if (w >> 48) & 0xf == 0x6 => {
+            // FSET.BF.GE.AND Rd, |Ra|, Rb, PT (ptxas, abs + set.ge.f32.f32): the word with
+            // every operand field 0 is 0x5856038000070000; other compares, combiners,
+            // predicates and modifiers are not modelled.
+            if w & !REG_FIELDS != 0x5856_0380_0000_0000 {
+                return fail();
+            }
+            (
+                AluKind::FSetGe,
+                vec![
+                    Operand {
+                        src: Src::Reg(ra),
+                        abs: true,
+                        neg: false,
+                    },
+                    op(Src::Reg(rb)),
                 ],
             )
         }
@@ -1441,7 +1547,7 @@ pub fn run_quad(
 }
 
 /// Calls `f` on the request id of every result `v` holds.
-fn results_of(v: &Value, f: &mut impl FnMut(usize)) {
+pub(crate) fn results_of(v: &Value, f: &mut impl FnMut(usize)) {
     match v {
         Value::Bits(_) => {}
         Value::Result { request, .. } => f(*request),
@@ -1450,7 +1556,7 @@ fn results_of(v: &Value, f: &mut impl FnMut(usize)) {
 }
 
 /// `v` with its result ids renumbered (ids not in `map` unchanged).
-fn renumbered(v: Value, map: &std::collections::HashMap<usize, usize>) -> Value {
+pub(crate) fn renumbered(v: Value, map: &std::collections::HashMap<usize, usize>) -> Value {
     match v {
         Value::Result { request, channel } => Value::Result {
             request: map.get(&request).copied().unwrap_or(request),
@@ -1464,7 +1570,7 @@ fn renumbered(v: Value, map: &std::collections::HashMap<usize, usize>) -> Value 
     }
 }
 
-fn renumber_request(r: &mut Request, map: &std::collections::HashMap<usize, usize>) {
+pub(crate) fn renumber_request(r: &mut Request, map: &std::collections::HashMap<usize, usize>) {
     let f = |v: &mut Value| *v = renumbered(v.clone(), map);
     r.coords.iter_mut().for_each(f);
     for v in [

@@ -648,6 +648,16 @@ pub enum AluOp {
     /// `dst = src0` in the quad lanes whose bit is set in the immediate `src1` (1..=0xe),
     /// unchanged elsewhere (SM50 `MOV d, b, mask`).
     MovLanes,
+    // --- Gradient approximation (`approx_grad_lod`, `--grad approx`): the isotropic LOD
+    // computed from gradients and the texture size (NVIDIA emits it; DX reads it on).
+    /// `dst = src0 * src1 + src2`, f32, fused (one rounding; SM50 `FFMA`).
+    FFma,
+    /// `dst = log2(src0)`, f32, approximate, a subnormal source read as 0 (SM50 `MUFU.LG2`,
+    /// PTX `lg2.approx.ftz.f32`).
+    FLog2,
+    /// `dst = |src0| >= src1 ? 1.0 : 0.0`, f32 (SM50 `FSET.BF.GE.AND d, |a|, b, PT`; NaN
+    /// compares false).
+    FSetGeAbs,
 }
 
 impl AluOp {
@@ -663,6 +673,12 @@ impl AluOp {
                 | AluOp::QuadAddY
                 | AluOp::MovLanes
         )
+    }
+
+    /// Whether the op belongs to the gradient approximation's LOD computation (NVIDIA emits
+    /// it; DX encodes it when such a kernel is translated onwards; vISA refuses it).
+    pub fn approx_lod_only(self) -> bool {
+        matches!(self, AluOp::FFma | AluOp::FLog2 | AluOp::FSetGeAbs)
     }
 }
 

@@ -109,9 +109,15 @@ impl Rule {
                 },
                 GradPolicy::Exact | GradPolicy::Approx,
             ) => Decision::Emulate { emulation, pass },
-            (Outcome::Emulated { emulation, .. }, GradPolicy::Error) => Decision::Refuse(format!(
-                "{} has no native form and --grad error takes native forms only (--grad exact emits {emulation})",
-                target.name()
+            (Outcome::Emulated {
+                emulation, approx, ..
+            }, GradPolicy::Error) => Decision::Refuse(format!(
+                "{} has no native form and --grad error takes native forms only (--grad exact emits {emulation}{})",
+                target.name(),
+                approx
+                    .as_ref()
+                    .map(|a| format!("; --grad approx: {a}"))
+                    .unwrap_or_default()
             )),
             (Outcome::Error { error, approx }, _) => Decision::Refuse(match approx {
                 Some(a) if policy != GradPolicy::Approx => {
@@ -238,7 +244,10 @@ mod tests {
         let Decision::Refuse(why) = r.decide(Isa::Nvidia, GradPolicy::Error) else {
             panic!("--grad error refuses an emulation");
         };
-        assert!(why.contains("--grad exact emits quad"), "{why}");
+        assert!(
+            why.contains("--grad exact emits quad; --grad approx: lod)"),
+            "{why}"
+        );
         // No approximation: approx takes the exact emulation.
         let r = row(true, emulated(None));
         assert_eq!(r.decide(Isa::Nvidia, GradPolicy::Approx), exact);

@@ -26,9 +26,8 @@
 //! before the passes) and before `align_regs`; every new value is a virtual register.
 
 use super::lower_arrays::cube_norm;
-use super::{expand_tex, legalize_forms::rule_ids, virtual_reg, PassContext};
+use super::{claim_layouts, expand_tex, legalize_forms::rule_ids, virtual_reg, PassContext};
 use crate::error::Error;
-use crate::ir::layout::GroupLayout;
 use crate::ir::{
     AluOp, Dim, Dimension, Imm, Item, Lod, Offset, RegFile, Scalar, ScalarType, TexInstr,
 };
@@ -194,18 +193,7 @@ fn emulate(t: TexInstr, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
         for (j, (ch, _)) in channels.iter().enumerate() {
             tex.dst[*ch] = Some(virtual_reg(result, j as u32));
         }
-        for g in (ctx.target.groups)(&tex)? {
-            for v in [q, result] {
-                let mut probe = tex.clone();
-                let all_v = g.operands.iter().enumerate().all(|(j, op)| {
-                    super::align_regs::operand_mut(&mut probe, *op)
-                        .is_some_and(|s| *s == virtual_reg(v, j as u32))
-                });
-                if all_v && matches!(g.layout, GroupLayout::Consecutive { .. }) {
-                    ctx.virtual_layouts.insert(v, g.layout);
-                }
-            }
-        }
+        claim_layouts(ctx, &tex, &[q, result])?;
         out.push(Item::Tex(Box::new(tex)));
         // Lane 0's result to the quad (pass 0: lane 0 is the lane that keeps it).
         let kept: Vec<Scalar> = (0..channels.len() as u32)

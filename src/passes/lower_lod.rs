@@ -45,7 +45,12 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
             t.lod = Lod::Zero;
             notes.push((t.span, "a buffer has no mip levels: its LOD is dropped"));
         }
-        if let TexOp::Gather { .. } = t.op {
+        if matches!(t.op, TexOp::QuerySamples | TexOp::SamplePos) && t.lod == Lod::Zero {
+            // A multisample surface has one level, and its sample queries name none (DX
+            // sampleinfo / samplepos, vISA sampleinfo, NVIDIA TXQ TEX_HEADER_TEXTURE_TYPE):
+            // their canonical LOD is implicit.
+            t.lod = Lod::Implicit;
+        } else if let TexOp::Gather { .. } = t.op {
             // A gather reads level 0 on every ISA and names no LOD (DX gather4, vISA
             // sample4, NVIDIA TLD4): its canonical LOD is implicit.
             if t.lod == Lod::Zero || zero {

@@ -1,7 +1,7 @@
 //! lower_queries: query results in the form the source's consumers read.
 //!
-//! Size queries: a size query whose source returns floats (DX `resinfo` without `_uint`) on
-//! a target whose size query returns integers (NVIDIA `TXQ`, vISA `resinfo`;
+//! Size and sample-count queries: a size or sample-count query whose source returns floats
+//! (DX `resinfo`, `sampleinfo` without `_uint`) on a target whose queries return integers (NVIDIA `TXQ`, vISA `resinfo`;
 //! `TargetCaps::size_query_float`) writes fresh registers, and each written channel is
 //! converted into the source's register by `U32ToF32`. A target that can return either
 //! (DX) is given the source's type (`resinfo_uint` for an integer source).
@@ -37,16 +37,17 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         if t.op == TexOp::QueryLod {
             return Ok(lod_query(t, ctx));
         }
+        // Sample-count queries follow the size queries' rule: DX `sampleinfo` returns a float
+        // unless `_uint`; vISA `sampleinfo` and NVIDIA `TXQ TEX_HEADER_TEXTURE_TYPE` (Mesa NAK
+        // `build_txq_samples`, Ryujinx `Txq`) return the count as an integer.
+        let counts = matches!(t.op, TexOp::QuerySize | TexOp::QuerySamples);
         // A source whose size query returns integers whatever its destination's type (vISA
         // `resinfo`) asks for integers.
-        if t.op == TexOp::QuerySize && !source_float {
+        if counts && !source_float {
             t.result_type = Some(ScalarType::U32);
         }
-        if t.op != TexOp::QuerySize
-            || t.result_type != Some(ScalarType::F32)
-            || ctx.target.caps.size_query_float
-        {
-            if t.op == TexOp::QuerySize && t.result_type.is_none() {
+        if !counts || t.result_type != Some(ScalarType::F32) || ctx.target.caps.size_query_float {
+            if counts && t.result_type.is_none() {
                 t.result_type = Some(ScalarType::U32);
             }
             return Ok(vec![Item::Tex(t)]);
@@ -65,7 +66,7 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         ctx.note(
             t.span,
             "lower_queries",
-            "integer size results converted to float",
+            "integer size or sample-count results converted to float",
         );
         let mut out = vec![Item::Tex(t)];
         out.extend(after);

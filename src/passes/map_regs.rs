@@ -70,6 +70,7 @@ fn alu_types(op: AluOp) -> (Option<ScalarType>, Option<ScalarType>) {
         | AluOp::RestoreActiveMask
         | AluOp::QuadBroadcast
         | AluOp::MovLanes => (None, None),
+        AluOp::FFma | AluOp::FLog2 | AluOp::FSetGeAbs => (Some(F32), Some(F32)),
     }
 }
 

@@ -9,12 +9,15 @@
 //! principle). Every rule that fires is recorded as a [`Note`] for the Report.
 
 pub mod align_regs;
+pub mod approx_grad_lod;
 pub mod assign_temps;
 pub mod bind_resources;
 pub mod canonical_coords;
 pub mod coalesce_moves;
 pub mod drop_hints;
+pub mod drop_mcs;
 pub mod emulate_grad_quad;
+pub mod emulate_mcs_fetch;
 pub mod fold_constants;
 pub mod legalize_forms;
 pub mod lower_arrays;
@@ -232,18 +235,21 @@ pub fn virtual_reg(index: u32, sub: u32) -> Scalar {
 }
 
 /// The passes, in the order [`run`] runs them.
-pub const PASSES: [&str; 16] = [
+pub const PASSES: [&str; 19] = [
     "bind_resources",
     "canonical_coords",
     "fold_constants",
     "lower_lod",
     "legalize_forms",
+    "drop_mcs",
     "drop_hints",
     "lower_predicates",
     "map_regs",
     "lower_offsets",
     "lower_arrays",
     "emulate_grad_quad",
+    "approx_grad_lod",
+    "emulate_mcs_fetch",
     "lower_queries",
     "lower_simd",
     "align_regs",
@@ -277,12 +283,15 @@ pub fn run_pass(
         "fold_constants" => in_place(fold_constants::run(&mut items, ctx), items),
         "lower_lod" => in_place(lower_lod::run(&mut items, ctx), items),
         "legalize_forms" => in_place(legalize_forms::run(&items, ctx), items),
+        "drop_mcs" => drop_mcs::run(items, ctx),
         "drop_hints" => in_place(drop_hints::run(&mut items, ctx), items),
         "lower_predicates" => in_place(lower_predicates::run(&mut items, ctx), items),
         "map_regs" => in_place(map_regs::run(&mut items, ctx), items),
         "lower_offsets" => lower_offsets::run(items, ctx),
         "lower_arrays" => lower_arrays::run(items, ctx),
         "emulate_grad_quad" => emulate_grad_quad::run(items, ctx),
+        "approx_grad_lod" => approx_grad_lod::run(items, ctx),
+        "emulate_mcs_fetch" => emulate_mcs_fetch::run(items, ctx),
         "lower_queries" => lower_queries::run(items, ctx),
         "lower_simd" => lower_simd::run(items, ctx),
         "align_regs" => align_regs::run(items, ctx),
@@ -318,6 +327,30 @@ pub fn reserve_virtuals(items: &[Item], ctx: &mut PassContext) {
     }
 }
 
+/// Gives each virtual vector of `vectors` the layout of the register group of `tex` whose
+/// operands are exactly its elements 0, 1, ... in order (a consecutive group), so that
+/// `align_regs` places the vector where the instruction reads or writes it instead of moving
+/// it (the emulations build their vectors for one instruction).
+pub(crate) fn claim_layouts(
+    ctx: &mut PassContext,
+    tex: &TexInstr,
+    vectors: &[u32],
+) -> Result<(), Error> {
+    for g in (ctx.target.groups)(tex)? {
+        for v in vectors {
+            let mut probe = tex.clone();
+            let all_v = g.operands.iter().enumerate().all(|(j, op)| {
+                align_regs::operand_mut(&mut probe, *op)
+                    .is_some_and(|s| *s == virtual_reg(*v, j as u32))
+            });
+            if all_v && matches!(g.layout, GroupLayout::Consecutive { .. }) {
+                ctx.virtual_layouts.insert(*v, g.layout);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Calls `f` on every texture instruction, with its item index.
 pub fn for_each_tex(
     items: &mut [Item],
@@ -345,4 +378,17 @@ pub fn expand_tex(
         }
     }
     Ok(out)
+}
+
+/// Whether `mappings/rules.toml` sends `t` to emulation pass `pass` for the target and
+/// gradient policy in force (one of `t`'s rule ids decides `Emulate { pass, .. }`).
+pub fn routed_to(t: &TexInstr, ctx: &PassContext, pass: &str) -> bool {
+    legalize_forms::rule_ids(t, ctx.source_caps)
+        .into_iter()
+        .any(|id| {
+            matches!(
+                rules::decide(id, ctx.target.isa, ctx.grad),
+                rules::Decision::Emulate { pass: p, .. } if p == pass
+            )
+        })
 }

@@ -14,6 +14,9 @@
 //! | `FRcp` | `rcp` (SM5) |
 //! | `I16ToF32` | `ibfe dst, l(16), l(0), src`, `itof` |
 //! | `U16ToF32` | `and dst, src, l(0x0000ffff)`, `utof` |
+//! | `FFma` | `mad` |
+//! | `FLog2` | `log` (base 2) |
+//! | `FSetGeAbs` | `ge dst, |a|, b`, `and dst, dst, l(1.0)` |
 //!
 //! `F32ToLayer` needs no `max` with 0 before `ftou`: `ftou` clamps its input to
 //! `[0.0f, 4294967295.999f]` and turns NaN into 0 (Microsoft's "ftou (sm4 - asm)" reference),
@@ -24,6 +27,12 @@
 //! the destination component and convert it there: `ibfe` with width 16 and offset 0
 //! sign-extends bits 15:0 (Microsoft's "ibfe (sm5 - asm)"); `and` with `0x0000ffff` is what
 //! fxc writes for `x & 0xffff` (the corpus: `and r5.x, r5.x, l(0x0000ffff)`).
+//!
+//! The gradient approximation's ops (NVIDIA `FFMA`, `MUFU.LG2`, `FSET.BF`; an approximated
+//! NVIDIA kernel translated to DX): `ge` writes `0xffffffff` or 0 (Microsoft's "ge (sm4 -
+//! asm)"), so `and` with the bits of 1.0 gives FSET.BF's 1.0 or 0.0; `mad` is SM5's
+//! multiply-add (not required to be fused: the rounding of the product may differ by one
+//! ulp, far inside the LOD tolerance of the approximation).
 //!
 //! Each scalar is one register component: the destination is written through a one-bit
 //! mask (`r1.y`), a register source is read as a select-1 operand (`r0.z`), an immediate as a
@@ -129,7 +138,8 @@ pub fn emit(a: &AluInstr) -> Result<Vec<Instruction>, Error> {
         ));
     }
     let want = match a.op {
-        AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs => 2,
+        AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs | AluOp::FSetGeAbs => 2,
+        AluOp::FFma => 3,
         _ => 1,
     };
     if a.srcs.len() != want {
@@ -154,6 +164,20 @@ pub fn emit(a: &AluInstr) -> Result<Vec<Instruction>, Error> {
         | AluOp::QuadAddX
         | AluOp::QuadAddY
         | AluOp::MovLanes => Err(unsupported(a, "it is an NVIDIA quad operation")),
+        AluOp::FFma => Ok(vec![instr(
+            "mad",
+            vec![d, s0, src(a, &a.srcs[1])?, src(a, &a.srcs[2])?],
+        )?]),
+        AluOp::FLog2 => unary("log"),
+        AluOp::FSetGeAbs => {
+            let mut abs = s0;
+            abs.extended = vec![EXT_OPERAND_MODIFIER | MOD_ABS << 6];
+            let back = in_place(&d);
+            Ok(vec![
+                instr("ge", vec![d.clone(), abs, src(a, &a.srcs[1])?])?,
+                instr("and", vec![d, back, imm(1f32.to_bits())])?,
+            ])
+        }
         AluOp::FMaxAbs => {
             let abs = |mut op: Operand| {
                 op.extended = vec![EXT_OPERAND_MODIFIER | MOD_ABS << 6];
@@ -250,11 +274,15 @@ pub fn lift<T>(run: &[T], words: impl Fn(&T) -> Option<Vec<u32>>) -> Option<(Alu
         "round_ne" => (&[AluOp::F32ToLayer], ScalarType::F32),
         "ibfe" => (&[AluOp::I16ToF32], ScalarType::I32),
         "and" => (&[AluOp::U16ToF32], ScalarType::U32),
+        "mad" => (&[AluOp::FFma], ScalarType::F32),
+        "log" => (&[AluOp::FLog2], ScalarType::F32),
+        "ge" => (&[AluOp::FSetGeAbs], ScalarType::F32),
         _ => return None,
     };
     'candidate: for &op in ops {
         let n_srcs = match op {
-            AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs => 2,
+            AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs | AluOp::FSetGeAbs => 2,
+            AluOp::FFma => 3,
             _ => 1,
         };
         // The IR source's operand: `ibfe dst, width, offset, src` reads it last.

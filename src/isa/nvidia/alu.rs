@@ -318,6 +318,7 @@ pub fn encode(a: &AluInstr) -> Result<EncodedAlu, Error> {
             "dst" => Some(a.dst),
             "src0" => a.srcs.first().copied(),
             "src1" => a.srcs.get(1).copied(),
+            "src2" => a.srcs.get(2).copied(),
             other => panic!("mappings/nvidia_alu.toml: operand `{other}`"),
         }
         .ok_or_else(|| refuse(a, format!("it needs an operand `{operand}`")))?;
@@ -417,7 +418,7 @@ pub fn lift(word: u64, text: Option<&str>) -> Option<AluInstr> {
             continue;
         }
         let mut dst = None;
-        let mut srcs = [None, None];
+        let mut srcs = [None, None, None];
         for (field, operand) in &tpl.operands {
             let value = table.fields[field].get(word);
             let imm = match operand.as_str() {
@@ -442,6 +443,7 @@ pub fn lift(word: u64, text: Option<&str>) -> Option<AluInstr> {
             match operand.as_str() {
                 "dst" => dst = Some(scalar),
                 "src0" => srcs[0] = Some(scalar),
+                "src2" => srcs[2] = Some(scalar),
                 _ => srcs[1] = Some(scalar),
             }
         }
@@ -473,6 +475,9 @@ pub fn lift(word: u64, text: Option<&str>) -> Option<AluInstr> {
             "QuadAddX" => AluOp::QuadAddX,
             "QuadAddY" => AluOp::QuadAddY,
             "MovLanes" => AluOp::MovLanes,
+            "FFma" => AluOp::FFma,
+            "FLog2" => AluOp::FLog2,
+            "FSetGeAbs" => AluOp::FSetGeAbs,
             _ => continue,
         };
         let has_dst = tpl.operands.iter().any(|(_, o)| o == "dst");

@@ -322,7 +322,9 @@ fn step_line(known: &mut Regs, line: &str) {
     let text = if is_instruction_line(line) {
         line_instruction(line)
     } else {
-        trimmed.trim_end_matches([';', '}']).trim_start_matches('{')
+        // A bare instruction, perhaps with its encoding comment (`MOV32I R6, 0x0 ; /* 0x… */`).
+        let t = trimmed.trim_start_matches('{');
+        &t[..t.find([';', '}']).unwrap_or(t.len())]
     };
     if trimmed.ends_with(':') || trimmed.starts_with('.') || !step_text(known, text) {
         known.kill_all();
@@ -376,26 +378,47 @@ pub fn constants(program: &Program) -> Vec<Vec<(Reg, u32)>> {
                     }
                 }
             }
-            Item::Opaque(o) => match &o.text {
-                Some(line) => step_line(&mut known, line),
-                None => {
-                    let start = stream_start(program, o.span.offset);
-                    if section != Some(start) {
-                        section = Some(start);
-                        known.kill_all();
-                    }
-                    let Ok(bytes) = <[u8; WORD_BYTES]>::try_from(o.bytes.as_slice()) else {
-                        known.kill_all();
-                        continue;
-                    };
-                    let slot = (o.span.offset - start) / WORD_BYTES % BUNDLE_WORDS;
-                    if slot != 0 {
-                        step_word(&mut known, u64::from_le_bytes(bytes));
+            Item::Opaque(o) => step_opaque(&mut known, &mut section, program, o),
+            // An ALU instruction the codec read back (`MOV32I R6, 0x0` with its encoding, a
+            // word of a stream) steps as the instructions it was read from.
+            Item::Alu(a) => match a.source(crate::ir::Isa::Nvidia) {
+                Some(items) => {
+                    for o in items {
+                        step_opaque(&mut known, &mut section, program, o);
                     }
                 }
+                None => known.kill_all(),
             },
-            Item::Alu(_) | Item::Comment(_) => known.kill_all(),
+            Item::Comment(_) => known.kill_all(),
         }
     }
     out
+}
+
+/// One source item that is not a texture instruction: a listing line or a word (a control
+/// word, slot 0 of a bundle, changes nothing; a new cubin section forgets every constant).
+fn step_opaque(
+    known: &mut Regs,
+    section: &mut Option<usize>,
+    program: &Program,
+    o: &crate::ir::Opaque,
+) {
+    match &o.text {
+        Some(line) => step_line(known, line),
+        None => {
+            let start = stream_start(program, o.span.offset);
+            if *section != Some(start) {
+                *section = Some(start);
+                known.kill_all();
+            }
+            let Ok(bytes) = <[u8; WORD_BYTES]>::try_from(o.bytes.as_slice()) else {
+                known.kill_all();
+                return;
+            };
+            let slot = (o.span.offset - start) / WORD_BYTES % BUNDLE_WORDS;
+            if slot != 0 {
+                step_word(known, u64::from_le_bytes(bytes));
+            }
+        }
+    }
 }

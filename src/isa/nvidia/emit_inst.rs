@@ -45,7 +45,7 @@ fn default_form(t: &TexInstr) -> Result<OpClass, Error> {
         TexOp::Fetch => OpClass::TLD,
         TexOp::Gather { .. } => OpClass::TLD4,
         TexOp::QueryLod => OpClass::TMML,
-        TexOp::QuerySize | TexOp::QueryOther { .. } => OpClass::TXQ,
+        TexOp::QuerySize | TexOp::QuerySamples | TexOp::QueryOther { .. } => OpClass::TXQ,
         op => {
             return Err(Error::Unsupported(Unsupported::new(
                 format!("the IR operation `{op}`"),
@@ -66,7 +66,22 @@ fn form_fits_op(form: OpClass, t: &TexInstr) -> bool {
         OpClass::TLD => t.op == TexOp::Fetch,
         OpClass::TLD4 => matches!(t.op, TexOp::Gather { .. }),
         OpClass::TMML => t.op == TexOp::QueryLod,
-        _ => matches!(t.op, TexOp::QuerySize | TexOp::QueryOther { .. }),
+        _ => matches!(
+            t.op,
+            TexOp::QuerySize | TexOp::QuerySamples | TexOp::QueryOther { .. }
+        ),
+    }
+}
+
+/// The IR result channels an instruction's hardware channels swap: TMML returns (unclamped,
+/// clamped), the IR's `QueryLod` (clamped, unclamped); `TXQ TEX_HEADER_TEXTURE_TYPE` returns
+/// the sample count in z (Mesa NAK `build_txq_samples`: channel 2; Ryujinx `Txq`:
+/// component 2 of `TexHeaderTextureType`), the IR's `QuerySamples` in channel 0.
+pub fn hardware_channels(op: TexOp) -> Option<(usize, usize)> {
+    match op {
+        TexOp::QueryLod => Some((0, 1)),
+        TexOp::QuerySamples => Some((0, 2)),
+        _ => None,
     }
 }
 
@@ -220,6 +235,15 @@ fn shape(
                 .or_else(|| code_of(&table.query, "TEX_HEADER_DIMENSION"))
                 .unwrap_or(1)
         }
+        TexOp::QuerySamples => {
+            if t.dst.iter().skip(1).any(Option::is_some) {
+                return refuse(
+                    "sample-count query",
+                    "TXQ TEX_HEADER_TEXTURE_TYPE returns the sample count in its z component only",
+                );
+            }
+            inst.query = code_of(&table.query, "TEX_HEADER_TEXTURE_TYPE").unwrap_or(2)
+        }
         TexOp::QueryOther { code } => inst.query = code,
         _ => {}
     }
@@ -258,8 +282,8 @@ fn shape(
     }
     // Destinations (the mask first: short forms need it to find their target).
     let mut dst = t.dst;
-    if op == OpClass::TMML {
-        dst.swap(0, 1);
+    if let Some((a, b)) = hardware_channels(t.op) {
+        dst.swap(a, b);
     }
     inst.mask = dst
         .iter()
@@ -286,8 +310,8 @@ fn shape(
 fn emit_as(t: &TexInstr, op: OpClass, extras: Option<&NvidiaExtras>) -> Result<NvInst, Refusal> {
     let (mut inst, ra_params, rb_params) = shape(t, op, extras)?;
     let mut dst = t.dst;
-    if op == OpClass::TMML {
-        dst.swap(0, 1);
+    if let Some((a, b)) = hardware_channels(t.op) {
+        dst.swap(a, b);
     }
     let value = |p: Param| param_value(t, &inst, p);
     let ra: Vec<Scalar> = ra_params
@@ -397,6 +421,8 @@ fn param_value(t: &TexInstr, inst: &NvInst, p: Param) -> Result<Scalar, Refusal>
         },
         Param::Lod => match t.lod {
             Lod::Bias(s) | Lod::Level(s) => Ok(s),
+            // The sample count reads no level: RZ (Mesa NAK passes 0).
+            _ if t.op == TexOp::QuerySamples => Ok(Scalar::Zero),
             _ => Err(missing("a LOD")),
         },
         Param::Offset(k) => match &t.offset {
@@ -470,14 +496,22 @@ pub fn register_groups(t: &TexInstr) -> Result<Vec<RegGroup>, Error> {
         .into_iter()
         .map(|(c, _, _)| Operand::Dst(c as u8))
         .collect();
-    if inst.op == OpClass::TMML {
-        // Hardware channel 0 is the IR's channel 1 (and back): see `emit_as`.
+    if let Some((a, b)) = hardware_channels(t.op) {
+        // Hardware channel a is the IR's channel b (and back): see `emit_as`.
         for o in &mut rd {
-            if let Operand::Dst(c @ (0 | 1)) = o {
-                *c = 1 - *c;
+            match o {
+                Operand::Dst(c) if usize::from(*c) == a => *c = b as u8,
+                Operand::Dst(c) if usize::from(*c) == b => *c = a as u8,
+                _ => {}
             }
         }
     }
+    // A sample-count query reads RZ as its level: no register vector.
+    let ra = if t.op == TexOp::QuerySamples {
+        Vec::new()
+    } else {
+        ra
+    };
     let groups = [
         ("Ra", ra.iter().map(|p| operand_of(*p, arrayed)).collect()),
         ("Rb", rb.iter().map(|p| operand_of(*p, arrayed)).collect()),

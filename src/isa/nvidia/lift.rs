@@ -122,6 +122,16 @@ pub fn tex_op(inst: &NvInst) -> TexOp {
         {
             TexOp::QuerySize
         }
+        // The sample count alone (z), reading no LOD: see `emit_inst::hardware_channels`.
+        OpClass::TXQ
+            if table().query.get(&inst.query).map(String::as_str)
+                == Some("TEX_HEADER_TEXTURE_TYPE")
+                && inst.mask == 0x4
+                && inst.ra == RZ
+                && !inst.bindless =>
+        {
+            TexOp::QuerySamples
+        }
         OpClass::TXQ => TexOp::QueryOther { code: inst.query },
     }
 }
@@ -183,6 +193,7 @@ pub fn lift(inst: &NvInst, mut extras: NvidiaExtras, span: Span) -> Result<TexIn
                 dy: grads(Param::GradDy),
             }
         }
+        (OpClass::TXQ, _) if ti.op == TexOp::QuerySamples => Lod::Implicit,
         (OpClass::TXQ, _) => Lod::Level(lod_reg),
         (_, "LZ") => Lod::Zero,
         (_, "LB" | "LBA") => Lod::Bias(lod_reg),
@@ -223,9 +234,10 @@ pub fn lift(inst: &NvInst, mut extras: NvidiaExtras, span: Span) -> Result<TexIn
         };
         ti.dst[channel] = Some(vector_elem(base, i, operand)?);
     }
-    if inst.op == OpClass::TMML {
-        // TMML returns (unclamped, clamped); the IR's QueryLod is (clamped, unclamped).
-        ti.dst.swap(0, 1);
+    // TMML returns (unclamped, clamped), the IR's QueryLod is (clamped, unclamped); TXQ
+    // returns the sample count in z.
+    if let Some((a, b)) = super::emit_inst::hardware_channels(ti.op) {
+        ti.dst.swap(a, b);
     }
     extras.spare_rd = (inst.mask == 0 && inst.rd != RZ).then_some(inst.rd);
     if inst.sparse != t.sparse_none {
@@ -248,7 +260,9 @@ pub fn lift(inst: &NvInst, mut extras: NvidiaExtras, span: Span) -> Result<TexIn
         ..ti.flags
     };
     ti.coord_type = Some(match ti.op {
-        TexOp::Fetch | TexOp::QuerySize | TexOp::QueryOther { .. } => ScalarType::I32,
+        TexOp::Fetch | TexOp::QuerySize | TexOp::QuerySamples | TexOp::QueryOther { .. } => {
+            ScalarType::I32
+        }
         _ => ScalarType::F32,
     });
     extras.op = inst.op;

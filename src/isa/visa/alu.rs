@@ -107,6 +107,9 @@ fn steps(a: &AluInstr, dst_ty: Option<&'static TypeDesc>) -> Result<Vec<Step>, E
     if a.op.nvidia_only() {
         return Err(quad_op(a));
     }
+    if a.op.approx_lod_only() {
+        return Err(approx_op(a));
+    }
     let n_srcs = match a.op {
         AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs => 2,
         _ => 1,
@@ -206,7 +209,19 @@ fn steps(a: &AluInstr, dst_ty: Option<&'static TypeDesc>) -> Result<Vec<Step>, E
         | AluOp::QuadAddX
         | AluOp::QuadAddY
         | AluOp::MovLanes => return Err(quad_op(a)),
+        AluOp::FFma | AluOp::FLog2 | AluOp::FSetGeAbs => return Err(approx_op(a)),
     })
+}
+
+/// The refusal of an op of NVIDIA's gradient approximation ([`AluOp::approx_lod_only`]).
+fn approx_op(a: &AluInstr) -> Error {
+    Error::Unsupported(Unsupported::new(
+        format!("the ALU operation `{a}`"),
+        Isa::Nvidia,
+        Isa::Visa,
+        "it computes the LOD of NVIDIA's gradient approximation (--grad approx); reading that \
+         sequence back as one gradient sample is not built",
+    ))
 }
 
 fn name_of(t: &'static TypeDesc) -> &'static str {

@@ -16,6 +16,7 @@
 
 mod alu;
 mod binary;
+mod constants;
 mod container;
 mod emit;
 mod emit_inst;
@@ -432,6 +433,14 @@ impl crate::isa::Codec for VisaCodec {
     crate::isa::codec_functions!(Visa);
     fn is_declaration(&self, line: &str) -> bool {
         line.trim_start().starts_with('.')
+    }
+    fn constants(&self, program: &Program) -> Vec<Vec<(crate::ir::Reg, u32)>> {
+        let aliased = self
+            .aliases(program)
+            .into_iter()
+            .flat_map(|(v, root, _)| [v, root])
+            .collect();
+        constants::constants(program, &aliased)
     }
     fn aliases(&self, program: &Program) -> Vec<(u32, u32, u32)> {
         let scope = Scope::new(program);
