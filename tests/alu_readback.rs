@@ -283,6 +283,18 @@ fn visa_reads_back_every_alu_op() {
         // TMML's fixed point.
         simd(alu(AluOp::I16ToF32, r(32, 0), vec![r(34, 0)]), 16, 0),
         simd(alu(AluOp::U16ToF32, r(35, 64), vec![r(33, 0)]), 8, 0),
+        // The gradient approximation's LOD arithmetic.
+        simd(
+            alu(AluOp::FFma, r(32, 0), vec![r(35, 0), r(36, 0), r(32, 0)]),
+            16,
+            0,
+        ),
+        simd(alu(AluOp::FLog2, r(36, 0), vec![r(32, 0)]), 16, 0),
+        simd(
+            alu(AluOp::FSetGeAbs, r(35, 0), vec![r(32, 0), r(36, 0)]),
+            16,
+            0,
+        ),
     ];
     let read = read_back(Isa::Visa, ir, list, false);
     let text = codec(Isa::Visa).print_text(&read).unwrap();
@@ -301,6 +313,112 @@ fn visa_reads_back_every_alu_op() {
         AluOp::U16ToF32,
     );
     near_miss(Isa::Visa, &text, "inv (M1, 16)", "inv.sat (M1, 16)");
+    near_miss(Isa::Visa, &text, "mad (M1, 16)", "mad.sat (M1, 16)");
+    near_miss(Isa::Visa, &text, "log (M1, 16)", "log.sat (M1, 16)");
+    sequence_miss(
+        Isa::Visa,
+        &text,
+        "cmp.ge (M1, 16) V0035_ud(0,0)<1> (abs)V0032(0,0)<1;1,0>",
+        "cmp.ge (M1, 16) V0035_ud(0,0)<1> V0032(0,0)<1;1,0>",
+        AluOp::FSetGeAbs,
+    );
+    sequence_miss(
+        Isa::Visa,
+        &text,
+        "0x3f800000:ud",
+        "0x3f800001:ud",
+        AluOp::FSetGeAbs,
+    );
     near_miss(Isa::Visa, &text, "mul (M1, 16)", "mul.sat (M1, 16)");
     near_miss(Isa::Visa, &text, "(abs)", "(-)");
+}
+
+// --- Programmable offsets (dyn-offsets): the bit-field ops of the offset emulations.
+
+/// `InsertField` and `ExtractFieldSigned` read back on every codec (NVIDIA `BFI`/`BFE`
+/// register forms, DX `bfi`/`ibfe`, vISA `bfi`/`bfe`), with their control word.
+#[test]
+fn every_codec_reads_back_the_bit_field_ops() {
+    use texlate::ir::field_imm;
+    use ScalarType::U32;
+    let list = vec![
+        alu(AluOp::Mov, r(3, 0), vec![imm(0x608, U32)]),
+        alu(AluOp::InsertField, r(1, 0), vec![r(2, 0), r(4, 0), r(3, 0)]),
+        alu(
+            AluOp::InsertField,
+            r(5, 0),
+            vec![r(2, 0), Scalar::Zero, r(3, 0)],
+        ),
+        alu(AluOp::ExtractFieldSigned, r(6, 0), vec![r(1, 0), r(3, 0)]),
+    ];
+    let read = read_back(Isa::Nvidia, Program::new(Isa::Nvidia), list, true);
+    let text = codec(Isa::Nvidia).print_text(&read).unwrap();
+    assert!(text.contains("BFI R1, R2, R3, R4"), "{text}");
+    assert!(text.contains("BFI R5, R2, R3, RZ"), "{text}");
+    near_miss(Isa::Nvidia, &text, "BFE R6", "BFE.U32 R6");
+
+    let list = vec![
+        alu(
+            AluOp::InsertField,
+            r(7, 0),
+            vec![r(1, 1), r(1, 0), field_imm(8, 6)],
+        ),
+        alu(
+            AluOp::InsertField,
+            r(7, 2),
+            vec![r(1, 1), imm(0, U32), field_imm(4, 4)],
+        ),
+        alu(
+            AluOp::ExtractFieldSigned,
+            r(7, 1),
+            vec![r(2, 3), field_imm(8, 4)],
+        ),
+    ];
+    let read = read_back(Isa::Dxbc, Program::new(Isa::Dxbc), list, true);
+    let text = codec(Isa::Dxbc).print_text(&read).unwrap();
+    assert!(text.contains("bfi r7.x, l(6), l(8), r1.y, r1.x"), "{text}");
+    assert!(text.contains("ibfe r7.y, l(4), l(8), r2.w"), "{text}");
+    near_miss(Isa::Dxbc, &text, "ibfe r7.y", "ubfe r7.y");
+
+    let mut ir = Program::new(Isa::Visa);
+    for (i, ty) in [(32, "ud"), (33, "d")] {
+        let name = format!("V{i}");
+        ir.variables.insert(
+            name.clone(),
+            Variable {
+                name,
+                ty: ty.into(),
+                num_elts: 32,
+            },
+        );
+    }
+    let simd = |mut a: AluInstr| {
+        a.exec = Some(Exec { size: 16, mask: 0 });
+        a
+    };
+    let list = vec![
+        simd(alu(
+            AluOp::ExtractFieldSigned,
+            r(33, 0),
+            vec![r(32, 0), field_imm(8, 4)],
+        )),
+        simd(alu(
+            AluOp::InsertField,
+            r(32, 64),
+            vec![r(33, 0), imm(0, U32), field_imm(0, 6)],
+        )),
+        simd(alu(
+            AluOp::InsertField,
+            r(32, 0),
+            vec![r(33, 64), r(32, 64), field_imm(8, 6)],
+        )),
+    ];
+    let read = read_back(Isa::Visa, ir, list, false);
+    let text = codec(Isa::Visa).print_text(&read).unwrap();
+    assert!(
+        text.contains("bfe (M1, 16) V0033(0,0)<1> 0x4:ud 0x8:ud V0032_d(0,0)<1;1,0>"),
+        "{text}"
+    );
+    near_miss(Isa::Visa, &text, "bfe (M1, 16)", "bfe.sat (M1, 16)");
+    near_miss(Isa::Visa, &text, "0x6:ud 0x8:ud", "0x6:d 0x8:ud");
 }

@@ -14,6 +14,8 @@ use texlate::error::Error;
 use texlate::translate::{self, translate, Options};
 use texlate::{Isa, ReadOptions};
 
+use support::sources;
+
 #[derive(Default)]
 struct Tally {
     instructions: usize,
@@ -25,50 +27,6 @@ struct Tally {
     with_alu: usize,
     refused: BTreeMap<String, usize>,
     failures: Vec<String>,
-}
-
-/// Whether a line of `isa` text declares something the program's instructions need (DX
-/// profile and `dcl_*` lines, vISA `.` directives).
-fn is_declaration(isa: Isa, line: &str) -> bool {
-    let t = line.trim_start();
-    match isa {
-        Isa::Dxbc => {
-            t.starts_with("dcl_")
-                || ["ps_", "vs_", "cs_", "gs_", "hs_", "ds_"]
-                    .iter()
-                    .any(|p| t.starts_with(p))
-        }
-        Isa::Visa => t.starts_with('.'),
-        Isa::Nvidia => false,
-    }
-}
-
-/// One program text per texture instruction of `text`: the declarations and that line.
-fn singles(isa: Isa, text: &str) -> Vec<String> {
-    let p = texlate::parse_text_with(
-        isa,
-        text,
-        ReadOptions {
-            igc_compatible: true,
-            ..ReadOptions::default()
-        },
-    )
-    .unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    // Whole items: a declaration may span lines (DX's immediate constant buffer).
-    let decls: String = p
-        .items
-        .iter()
-        .filter_map(|i| match i {
-            texlate::ir::Item::Opaque(o) => o.text.as_deref(),
-            _ => None,
-        })
-        .filter(|l| is_declaration(isa, l))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    p.tex_instrs()
-        .map(|t| format!("{decls}{}\n", lines[t.span.line as usize - 1]))
-        .collect()
 }
 
 fn why(e: &Error) -> Option<String> {
@@ -197,47 +155,6 @@ fn report(from: Isa, to: Isa, t: &Tally) {
     {
         println!("    FAILURE {f}");
     }
-}
-
-/// A source program's text and the bindings file it needs (name, text).
-type Source = (String, Option<(String, String)>);
-
-fn sources(from: Isa) -> Option<Vec<Source>> {
-    let mut out = Vec::new();
-    match from {
-        Isa::Dxbc => {
-            let dir = support::corpus("dxbc/blobs")?;
-            for f in support::translate_corpus::files(&dir, ".dxbc") {
-                let p = texlate::decode(from, &std::fs::read(&f).unwrap()).unwrap();
-                let text = texlate::isa::codec(from).print_text(&p).unwrap();
-                out.extend(singles(from, &text).into_iter().map(|s| (s, None)));
-            }
-        }
-        Isa::Nvidia => {
-            let tsv = support::corpus("nvidia/tex_pairs.tsv")?;
-            for line in std::fs::read_to_string(tsv).unwrap().lines() {
-                let cols: Vec<&str> = line.split('\t').collect();
-                if line.starts_with('#') || cols.len() < 3 || !matches!(cols[0], "sm_50" | "sm_52")
-                {
-                    continue;
-                }
-                out.push((format!("{}\n", cols[2]), None));
-            }
-        }
-        Isa::Visa => {
-            let intel = support::corpus("intel")?;
-            for d in support::translate_corpus::visa_dumps(&intel).0 {
-                let text = std::fs::read_to_string(&d.path).unwrap();
-                let bindings = Some(("bindings".to_string(), d.bindings));
-                out.extend(
-                    singles(from, &text)
-                        .into_iter()
-                        .map(|s| (s, bindings.clone())),
-                );
-            }
-        }
-    }
-    Some(out)
 }
 
 fn direction(from: Isa) {

@@ -317,8 +317,9 @@ nvidia = { texture = "0x6e" }
 "#;
 
 /// vISA → vISA keeps the variable; to NVIDIA (whose `.AOFFI` register packs the fields the
-/// other way round) and to DX (immediates only) the translation is refused with
-/// `mappings/rules.toml`'s reason, naming the instruction.
+/// other way round) the fields are repacked (`passes::repack_offsets`) and the semantic check
+/// agrees; to DX (immediates only) the translation is refused with `mappings/rules.toml`'s
+/// reason, naming the instruction.
 #[test]
 fn translations_follow_the_rule_table() {
     let src = kernel(&indented(
@@ -330,15 +331,23 @@ fn translations_follow_the_rule_table() {
     assert_eq!(String::from_utf8(t.output).unwrap(), src);
     o.emit = Form::Binary;
     translate(src.as_bytes(), &o).unwrap();
-    for (to, why) in [
-        (Isa::Nvidia, "repacking"),
-        (Isa::Dxbc, "immediate offsets only"),
-    ] {
-        let mut o = Options::new(Isa::Visa, to);
-        o.bindings = Some(("b.toml".into(), BINDINGS.into()));
-        let e = translate(src.as_bytes(), &o).unwrap_err().to_string();
-        assert!(e.contains(why) && e.contains("line 17"), "{e}");
-    }
+    let mut o = Options::new(Isa::Visa, Isa::Nvidia);
+    o.bindings = Some(("b.toml".into(), BINDINGS.into()));
+    let t = translate(src.as_bytes(), &o).unwrap();
+    let text = String::from_utf8(t.output.clone()).unwrap();
+    assert!(
+        text.contains("BFI") && text.contains("TEX.LZ.AOFFI"),
+        "{text}"
+    );
+    let c = texlate::translate::check(src.as_bytes(), &t, &o, 5).unwrap();
+    assert!(c.agrees(), "{c}");
+    let mut o = Options::new(Isa::Visa, Isa::Dxbc);
+    o.bindings = Some(("b.toml".into(), BINDINGS.into()));
+    let e = translate(src.as_bytes(), &o).unwrap_err().to_string();
+    assert!(
+        e.contains("immediate offsets only") && e.contains("line 17"),
+        "{e}"
+    );
 }
 
 fn request(src: &str, values: &[(Reg, u32)]) -> check::Request {

@@ -23,12 +23,12 @@
 //!
 //! ALU instructions evaluated: `mov`, `utof`, `itof`, `ftou`, `ftoi`, `round_ne`, `round_ni`,
 //! `round_pi`, `round_z`, `min`, `max`, `umin`, `umax`, `imin`, `imax`, `mul`, `rcp`, `and`,
-//! `ibfe` (immediate width and offset), with float source modifiers and `_sat`. Declarations, `customdata`, `nop` and `ret` are
+//! `ibfe`, `ubfe` and `bfi` (immediate width and offset), with float source modifiers and `_sat`. Declarations, `customdata`, `nop` and `ret` are
 //! skipped (execution ends at the first `ret`); any other instruction is an error.
 
 use crate::check::{
-    coord_count, imm_offsets, resource_id, Error, Execution, InitialFile, LodReq, Machine, Offsets,
-    ReqOp, Request, ResourceId, Role, Value, ValueOp,
+    coord_count, imm_offsets, register_offsets, resource_id, Error, Execution, InitialFile, LodReq,
+    Machine, ReqOp, Request, ResourceId, Role, Value, ValueOp,
 };
 use crate::ir::{Dim, Dimension, Isa, Item, Reg, RegFile};
 use crate::isa::dxbc::tokens::{self, Instruction, Operand};
@@ -318,7 +318,9 @@ fn alu(m: &mut Machine, i: &Instruction, at: &str) -> Result<bool, Error> {
         37 => (&[], Some(O::IMin), false, Role::SmallInt),
         36 => (&[], Some(O::IMax), false, Role::SmallInt),
         1 => (&[], Some(O::And), false, Role::SmallInt),
+        138 => return ubfe(m, i, at).map(|()| true),
         139 => return ibfe(m, i, at).map(|()| true),
+        140 => return bfi(m, i, at).map(|()| true),
         // The gradient approximation's LOD arithmetic: mad (modelled fused, as NVIDIA's FFMA),
         // log (base 2), ge (a mask).
         50 => return mad(m, i, at).map(|()| true),
@@ -391,7 +393,58 @@ fn mad(m: &mut Machine, i: &Instruction, at: &str) -> Result<(), Error> {
 /// backend emits): bits `[offset, offset + width)` of `src` sign-extended, the field ending at
 /// bit 31 when it would run past it; width 0 gives 0 (Microsoft's "ibfe (sm5 - asm)").
 fn ibfe(m: &mut Machine, i: &Instruction, at: &str) -> Result<(), Error> {
-    let [dst, width, offset, value] = i.operands.as_slice() else {
+    bit_field(m, i, at, |(o, w), x| match w {
+        0 => Value::Bits(0),
+        w => Value::apply(
+            ValueOp::SignedField {
+                lo: o as u8,
+                width: w.min(32 - o) as u8,
+            },
+            vec![x[0].clone()],
+        ),
+    })
+}
+
+/// `ubfe dst, width, offset, src` with immediate width and offset: as `ibfe`, zero-extended
+/// (Microsoft's "ubfe (sm5 - asm)").
+fn ubfe(m: &mut Machine, i: &Instruction, at: &str) -> Result<(), Error> {
+    bit_field(m, i, at, |(o, w), x| match w {
+        0 => Value::Bits(0),
+        w => Value::apply(
+            ValueOp::Field {
+                lo: o as u8,
+                width: w.min(32 - o) as u8,
+            },
+            vec![x[0].clone()],
+        ),
+    })
+}
+
+/// `bfi dst, width, offset, src2, src3` with immediate width and offset: `src3` with the
+/// bits of `((1 << width) - 1) << offset` (cut at bit 31) taken from `src2 << offset`; width
+/// and offset are read `& 0x1f` (Microsoft's "bfi (sm5 - asm)"). Width 0 gives `src3`.
+fn bfi(m: &mut Machine, i: &Instruction, at: &str) -> Result<(), Error> {
+    bit_field(m, i, at, |(o, w), x| match w {
+        0 => x[1].clone(),
+        w => Value::apply(
+            ValueOp::InsertField {
+                lo: o as u8,
+                width: w.min(32 - o) as u8,
+            },
+            x.to_vec(),
+        ),
+    })
+}
+
+/// A bit-field instruction `op dst, width, offset, src...` with immediate width and offset
+/// (each `& 31`), per destination component: `f((offset, width), sources)`.
+fn bit_field(
+    m: &mut Machine,
+    i: &Instruction,
+    at: &str,
+    f: impl Fn((u32, u32), &[Value]) -> Value,
+) -> Result<(), Error> {
+    let [dst, width, offset, values @ ..] = i.operands.as_slice() else {
         return Err(unsupported(at, i, "unexpected operand count"));
     };
     if i.saturate() {
@@ -413,17 +466,11 @@ fn ibfe(m: &mut Machine, i: &Instruction, at: &str) -> Result<(), Error> {
                 .ok_or_else(|| unsupported(at, i, "a register width or offset is not modelled"))
         };
         let (w, o) = (field(m, width)?, field(m, offset)?);
-        let x = src(m, value, c, Role::SmallInt, false, at, i)?;
-        *slot = Some(match w {
-            0 => Value::Bits(0),
-            w => Value::apply(
-                ValueOp::SignedField {
-                    lo: o as u8,
-                    width: w.min(32 - o) as u8,
-                },
-                vec![x],
-            ),
-        });
+        let x = values
+            .iter()
+            .map(|v| src(m, v, c, Role::SmallInt, false, at, i))
+            .collect::<Result<Vec<_>, _>>()?;
+        *slot = Some(f((o, w), &x));
     }
     write_dst(m, dst, at, i, |c| {
         vals[c as usize].clone().unwrap_or(Value::Bits(0))
@@ -580,11 +627,14 @@ fn texture(
     r.min_lod = scalar(m, Role2::Clamp, Role::Lod, true)?;
     r.sample_index = scalar(m, Role2::SampleIndex, Role::SmallInt, false)?;
     if let Some(o) = operand(Role2::Offset) {
+        // Any 32 bits: the sampler honours the low 6, so the sign and the ignored bits are
+        // exercised.
         let mut v = Vec::new();
         for lane in 0..2 {
-            v.push(src(m, o, lane, Role::SmallInt, false, at, i)?);
+            v.push(src(m, o, lane, Role::Any, false, at, i)?);
         }
-        r.offsets = Offsets::Dynamic(v);
+        // Only the bottom 6 bits of each offset are honoured (gather4_po reference).
+        r.offsets = register_offsets(dim, &v, 6);
     } else if let Some(o) = i.aoffimmi() {
         r.offsets = imm_offsets(dim, o.map(i32::from));
     }

@@ -178,6 +178,15 @@ pub enum ValueOp {
     Shr,
     /// Arithmetic shift right by the second operand's low 5 bits.
     Asr,
+    // Programmable offsets (dyn-offsets).
+    /// The second operand with bits `[lo, lo + width)` replaced by the low `width` bits of
+    /// the first (DX/vISA `bfi`, NVIDIA `BFI`); `lo + width <= 32`.
+    InsertField {
+        /// The lowest bit.
+        lo: u8,
+        /// The number of bits.
+        width: u8,
+    },
     // The gradient approximation's LOD arithmetic (`--grad approx`).
     /// f32 `a * b + c`, fused (one rounding).
     FFma,
@@ -211,6 +220,7 @@ impl ValueOp {
         match self {
             ValueOp::Field { lo, width } => format!("bits{lo}+{width}"),
             ValueOp::SignedField { lo, width } => format!("sbits{lo}+{width}"),
+            ValueOp::InsertField { lo, width } => format!("insert{lo}+{width}"),
             other => {
                 let s = format!("{other:?}");
                 let mut out = String::new();
@@ -284,6 +294,10 @@ impl ValueOp {
             ValueOp::Shl => a[0] << (a[1] & 31),
             ValueOp::Shr => a[0] >> (a[1] & 31),
             ValueOp::Asr => ((a[0] as i32) >> (a[1] & 31)) as u32,
+            ValueOp::InsertField { lo, width } => {
+                let mask = field_mask(lo, width);
+                (a[1] & !mask) | ((a[0] << (lo & 31)) & mask)
+            }
             ValueOp::FFma => fb(f(0).mul_add(f(1), f(2))),
             ValueOp::FLog2 => {
                 let x = f(0);
@@ -302,6 +316,56 @@ impl ValueOp {
                 }
             }
         }
+    }
+}
+
+/// The bits `[lo, lo + width)` of a word as a mask (empty past bit 31).
+fn field_mask(lo: u8, width: u8) -> u32 {
+    let ones = if width >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << width) - 1
+    };
+    if lo >= 32 {
+        0
+    } else {
+        ones << lo
+    }
+}
+
+/// A field read of a field write or of a narrower field read, as the bits it reads
+/// (programmable offsets: the fields of a packed register built by `bfi`, or read back by
+/// `ibfe`): `bits[lo, lo+w)` of `insert(ins, base)` are `ins`'s bits `[lo - l2, ..)` inside
+/// the inserted field and `base`'s outside it; `bits[lo, lo+w)` of `bits[l2, l2+w2)(x)`
+/// with `lo + w <= w2` are `x`'s bits `[l2 + lo, ..)`. `None` when neither applies.
+fn field_of_field(outer: ValueOp, lo: u8, width: u8, x: &Value) -> Option<Value> {
+    let Value::Op { op, args } = x else {
+        return None;
+    };
+    let rebuild = |lo: u8, v: Value| {
+        let op = match outer {
+            ValueOp::SignedField { .. } => ValueOp::SignedField { lo, width },
+            _ => ValueOp::Field { lo, width },
+        };
+        Value::apply(op, vec![v])
+    };
+    let end = u32::from(lo) + u32::from(width);
+    match (*op, args.as_slice()) {
+        (ValueOp::InsertField { lo: l2, width: w2 }, [ins, base]) => {
+            let end2 = u32::from(l2) + u32::from(w2);
+            if lo >= l2 && end <= end2 {
+                Some(rebuild(lo - l2, ins.clone()))
+            } else if end <= u32::from(l2) || u32::from(lo) >= end2 {
+                Some(rebuild(lo, base.clone()))
+            } else {
+                None
+            }
+        }
+        (
+            ValueOp::Field { lo: l2, width: w2 } | ValueOp::SignedField { lo: l2, width: w2 },
+            [inner],
+        ) if end <= u32::from(w2) => Some(rebuild(lo + l2, inner.clone())),
+        _ => None,
     }
 }
 
@@ -342,6 +406,11 @@ fn scaled_lod(x: &Value, scale: u32) -> Option<u8> {
 fn rewrite(op: ValueOp, args: Vec<Value>) -> Value {
     use ValueOp as O;
     let low16 = |x: Value| Value::apply(O::Low16, vec![x]);
+    if let (O::Field { lo, width } | O::SignedField { lo, width }, [x]) = (op, args.as_slice()) {
+        if let Some(v) = field_of_field(op, lo, width, x) {
+            return v;
+        }
+    }
     match (op, args.as_slice()) {
         (O::Field { lo: 0, width: 16 }, _) => return Value::apply(O::Low16, args),
         (O::And, [x, Value::Bits(0xffff)]) => return low16(x.clone()),
@@ -784,16 +853,48 @@ pub(crate) fn packed_offsets(dim: Option<Dimension>, v: &Value, lo: [u8; 3], wid
         ),
         other => {
             let mut i = 0;
-            Offsets::Fields(lo.map(|l| {
-                i += 1;
-                if i > used {
-                    Value::Bits(0)
-                } else {
-                    Value::apply(ValueOp::Field { lo: l, width }, vec![other.clone()])
-                }
-            }))
+            field_offsets(
+                dim,
+                lo.map(|l| {
+                    i += 1;
+                    if i > used {
+                        Value::Bits(0)
+                    } else {
+                        Value::apply(ValueOp::Field { lo: l, width }, vec![other.clone()])
+                    }
+                }),
+                width,
+            )
         }
     }
+}
+
+/// Offsets whose components are the `width`-bit fields `f` (unsigned bits, as
+/// [`Offsets::Fields`] holds them): integers (sign-extended) when every field is known.
+fn field_offsets(dim: Option<Dimension>, f: [Value; 3], width: u8) -> Offsets {
+    match f.each_ref().map(Value::bits) {
+        [Some(u), Some(v), Some(w)] => {
+            imm_offsets(dim, [u, v, w].map(|b| sext(b, u32::from(width))))
+        }
+        _ => Offsets::Fields(f),
+    }
+}
+
+/// Per-pixel offsets in registers (DX `gather4_po`, vISA `sample4_po`) as the sampler sees
+/// them: the low `width` bits of each component, sign-extended ("only the bottom 6 bits of
+/// each offset are honored", Microsoft's gather4_po reference), the same canonical form as
+/// an NVIDIA TLD4 register of 6-bit fields ([`packed_offsets`]). Components the dimension
+/// ignores are 0.
+pub(crate) fn register_offsets(dim: Option<Dimension>, v: &[Value], width: u8) -> Offsets {
+    let used = match dim {
+        Some(Dimension::Known { dim, .. }) => coord_count(dim),
+        _ => 3,
+    };
+    let f = [0, 1, 2].map(|i| match v.get(i) {
+        Some(x) if i < used => Value::apply(ValueOp::Field { lo: 0, width }, vec![x.clone()]),
+        _ => Value::Bits(0),
+    });
+    field_offsets(dim, f, width)
 }
 
 /// Sign-extends the low `bits` bits of `v`.

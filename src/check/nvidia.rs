@@ -30,7 +30,9 @@
 //!
 //! Unverified, and said so: the short-form targets ptxas never produced (TEXS `LZ.DC ARRAY_2D`, TLDS
 //! `LL 1D`, `LL 2D`, `LL.AOFFI 2D`) follow the observed split rule; `.PTP` offsets are read
-//! as 6-bit fields per byte, byte `2i + c` = texel i component c (Mesa NAK's packing); the
+//! as 6-bit fields per byte, byte `2i + c` = texel i component c (Mesa NAK's packing), and a
+//! `.PTP` gather as four gathers, texel (result channel) i from the i-th, each at its own
+//! offsets: one request per written channel; the
 //! `.LC` clamp is the u4.8 value of bits 27:16 of Ra+0 (seed), reported as an f32.
 //!
 //! Destinations: TEX, TLD, TLD4, TXD, TMML and TXQ write the enabled channels contiguously
@@ -44,12 +46,13 @@
 //! emulation (research §5.1): `SAM`, `RAM`, `SHFL.IDX` within a quad (c = 0x1c03),
 //! `FSWZADD` (lane codes as nvdisasm prints them: `PP` a + b, `NP` b − a, `PN` a − b, `ZP` b,
 //! lane 0 first), `MOV` with a lane mask; the gradient approximation's `FFMA`, `MUFU.LG2`
-//! and `FSET.BF.GE.AND d, |a|, b, PT` (ptxas's fma.rn, lg2.approx.ftz, set.ge of an abs).
-//! A program with quad operations runs per quad
+//! and `FSET.BF.GE.AND d, |a|, b, PT` (ptxas's fma.rn, lg2.approx.ftz, set.ge of an abs);
+//! `BFI` and `BFE`/`BFE.U32` with a known control (PTX `bfi`/`bfe`: position 7:0, width
+//! 15:8). A program with quad operations runs per quad
 //! ([`run_quad`]). `NOP`, `EXIT` and `RET` are skipped; listing directives, labels and
 //! comments too. Binary ALU words are decoded for the encodings the corpus listings show
 //! next to their text and the ones texlate emits (MOV, MOV32I, I2I, I2F, FMUL, FMNMX, MUFU,
-//! NOP, EXIT, SAM, RAM, SHFL, FSWZADD, FFMA, FSET); any other word is an error.
+//! NOP, EXIT, SAM, RAM, SHFL, FSWZADD, FFMA, FSET, BFI, BFE); any other word is an error.
 
 use crate::check::{
     imm_offsets, resource_id, sext, Error, Execution, InitialFile, Located, LodReq, Machine,
@@ -422,6 +425,7 @@ pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) ->
         )));
     }
     let tld4 = matches!(inst.op, OpClass::TLD4 | OpClass::TLD4S);
+    let mut per_texel: Option<[Value; 2]> = None;
     if let Some(w) = get(Slot::TxdLayerOffsets) {
         if arrayed {
             r.layer = Some(w.clone().unary(ValueOp::Low16));
@@ -431,14 +435,11 @@ pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) ->
             r.offsets = packed_offsets(&field, false, r.dim);
         }
     } else if let (Some(a), Some(b)) = (get(Slot::Offsets), get(Slot::Offsets2)) {
-        r.offsets = match (a, b) {
-            (Value::Bits(a), Value::Bits(b)) => {
-                let word = u64::from(a) | u64::from(b) << 32;
-                let byte = |i: u32| sext(((word >> (8 * i)) & 0x3f) as u32, 6);
-                Offsets::PerTexel([0, 1, 2, 3].map(|t| [byte(2 * t), byte(2 * t + 1)]))
-            }
-            (a, _) => Offsets::Packed(a),
-        };
+        // `.PTP`: texel t's (u, v) in bytes 2t and 2t + 1 of the register pair, 6-bit two's
+        // complement: a gather of four texels each at its own offset, which the model reads
+        // as four gathers, texel t (result channel t) from the t-th (docs/translation.md
+        // "Programmable offsets").
+        per_texel = Some([a, b]);
     } else if let Some(o) = get(Slot::Offsets) {
         r.offsets = packed_offsets(&o, tld4, r.dim);
     }
@@ -475,7 +476,28 @@ pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) ->
         .filter(|c| inst.mask & (1 << c) != 0)
         .fold(0, |acc, c| acc | 1 << semantic(c));
     r.residency = inst.sparse != 7 && !inst.op.is_short();
-    let k = m.request(r, at.to_string());
+    let request_of: [usize; 4] = match per_texel {
+        None => [m.request(r, at.to_string()); 4],
+        Some(regs) => {
+            let mut ids = [0; 4];
+            for t in 0..4u8 {
+                if r.channels & (1 << t) == 0 {
+                    continue;
+                }
+                let lo = 16 * (t % 2);
+                let mut one = r.clone();
+                one.offsets = crate::check::packed_offsets(
+                    one.dim,
+                    &regs[usize::from(t / 2)],
+                    [lo, lo + 8, 0],
+                    6,
+                );
+                ids[usize::from(t)] = m.request(one, at.to_string());
+            }
+            ids
+        }
+    };
+    let k = request_of[0];
     // Destinations.
     let channels: Vec<u8> = (0..4).filter(|c| inst.mask & (1 << c) != 0).collect();
     let dst = |m: &mut Machine, base: u8, i: usize, c: u8| -> Result<(), Error> {
@@ -491,7 +513,7 @@ pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) ->
             ));
         }
         let result = Value::Result {
-            request: k,
+            request: request_of[usize::from(c & 3)],
             channel: semantic(c),
         };
         m.write(
@@ -614,6 +636,16 @@ enum AluKind {
     MovLanes {
         mask: u8,
     },
+    // Programmable offsets (dyn-offsets).
+    /// `BFI d, a, b, c`: `c` with the field of control `b` (position 7:0, width 15:8)
+    /// replaced by the low bits of `a` (PTX `bfi`: the field cut at bit 31; width 0 or
+    /// position 32 and up gives `c`).
+    Bfi,
+    /// `BFE d, a, b` (signed) / `BFE.U32`: the field of control `b` of `a`, sign- or
+    /// zero-extended (PTX `bfe`: width 0 gives 0; the field cut at bit 31).
+    Bfe {
+        signed: bool,
+    },
     // The gradient approximation's LOD arithmetic.
     /// `FFMA d, a, b, c`: `a * b + c`, fused.
     FFma,
@@ -667,7 +699,7 @@ fn read_src(m: &mut Machine, o: &Operand, role: Role, float: bool) -> Value {
     }
 }
 
-fn alu(m: &mut Machine, a: &Alu) {
+fn alu(m: &mut Machine, a: &Alu, at: &str) -> Result<(), Error> {
     use ValueOp as O;
     let v = match a.kind {
         AluKind::Mov => read_src(m, &a.srcs[0], Role::Float, false),
@@ -740,9 +772,12 @@ fn alu(m: &mut Machine, a: &Alu) {
         AluKind::Rcp => read_src(m, &a.srcs[0], Role::Float, true).unary(O::FRcp),
         // Lane-independent meaning in a one-lane run (`run` only sees these in programs that
         // use no quad operation; `run_quad` evaluates them across the quad).
-        AluKind::Sam | AluKind::Ram => return,
+        AluKind::Sam | AluKind::Ram => return Ok(()),
         AluKind::Shfl | AluKind::MovLanes { .. } => read_src(m, &a.srcs[0], Role::Float, false),
         AluKind::Fswz { ops } => fswz(m, a, ops[0]),
+        AluKind::Bfi | AluKind::Bfe { .. } => {
+            bit_field(m, a).map_err(|why| Error::model(ISA, at, why))?
+        }
         AluKind::FFma => {
             let args = (0..3)
                 .map(|i| read_src(m, &a.srcs[i], Role::Float, true))
@@ -759,6 +794,48 @@ fn alu(m: &mut Machine, a: &Alu) {
     if a.rd != RZ {
         m.write(gpr(u32::from(a.rd)), v);
     }
+    Ok(())
+}
+
+/// A `BFI` or `BFE` result; its control must be known (PTX `bfi`/`bfe` semantics: the
+/// position and width are bits 7:0 and 15:8, the field cut at bit 31).
+fn bit_field(m: &mut Machine, a: &Alu) -> Result<Value, String> {
+    use ValueOp as O;
+    let x = read_src(m, &a.srcs[0], Role::SmallInt, false);
+    let control = read_src(m, &a.srcs[1], Role::Any, false)
+        .bits()
+        .ok_or("a BFI/BFE control that is not a known constant is not modelled")?;
+    let (lo, width) = (control & 0xff, (control >> 8) & 0xff);
+    let cut = |lo: u32, width: u32| (lo as u8, width.min(32 - lo) as u8);
+    Ok(match a.kind {
+        AluKind::Bfi => {
+            let base = read_src(m, &a.srcs[2], Role::SmallInt, false);
+            if width == 0 || lo >= 32 {
+                base
+            } else {
+                let (lo, width) = cut(lo, width);
+                Value::apply(O::InsertField { lo, width }, vec![x, base])
+            }
+        }
+        AluKind::Bfe { signed } => {
+            if width == 0 {
+                Value::Bits(0)
+            } else if lo >= 32 {
+                return Err(format!("a BFE at position {lo} is not modelled"));
+            } else {
+                let (lo, width) = cut(lo, width);
+                Value::apply(
+                    if signed {
+                        O::SignedField { lo, width }
+                    } else {
+                        O::Field { lo, width }
+                    },
+                    vec![x],
+                )
+            }
+        }
+        _ => unreachable!("bit_field is called for BFI and BFE"),
+    })
 }
 
 /// `SAM` (`set`) or `RAM`.
@@ -995,6 +1072,19 @@ fn parse_alu(text: &str) -> Result<Option<Alu>, String> {
             (AluKind::FMnmx { min }, vec![src(1)?, src(2)?])
         }
         "MUFU" if mods == ["RCP"] => (AluKind::Rcp, vec![src(1)?]),
+        "BFI" => {
+            known_mods(&[])?;
+            (AluKind::Bfi, vec![src(1)?, src(2)?, src(3)?])
+        }
+        "BFE" => {
+            known_mods(&["U32"])?;
+            (
+                AluKind::Bfe {
+                    signed: !mods.contains(&"U32"),
+                },
+                vec![src(1)?, src(2)?],
+            )
+        }
         "MUFU" if mods == ["LG2"] => (AluKind::Lg2, vec![src(1)?]),
         "FFMA" => {
             known_mods(&[])?;
@@ -1009,6 +1099,12 @@ fn parse_alu(text: &str) -> Result<Option<Alu>, String> {
         _ => return Err(format!("instruction `{text}` is not modelled")),
     };
     Ok(Some(Alu { rd, kind, srcs }))
+}
+
+/// The 20-bit signed immediate of an integer ALU word: bits 38..20, the sign at 56.
+fn imm20(w: u64) -> u32 {
+    let v = ((w >> 20) & 0x7_ffff) as u32 | (((w >> 56) & 1) as u32) << 19;
+    sext(v, 20) as u32
 }
 
 /// Rd (0..7), Ra (8..15), the guard (16..19) and Rb (20..27) of an ALU word.
@@ -1204,6 +1300,39 @@ fn decode_alu(w: u64) -> Result<Option<Alu>, String> {
                 }],
             )
         }
+        // BFI (nvdisasm): 0x5bf0 `BFI d, a, Rb, Rc` (Rc at 39), 0x36f0 with an immediate
+        // control (20 bits: 38..20 and the sign at 56), 0x53f0 `BFI d, a, Rb, c[][]` (Rb at
+        // 39, ptxas's form); bit 47 is `.CC` (not modelled).
+        0x5bf0 | 0x36f0 | 0x53f0 => {
+            if (w >> 47) & 1 != 0 {
+                return fail();
+            }
+            let r39 = Src::Reg(((w >> 39) & 0xff) as u8);
+            let (control, base) = match top {
+                0x5bf0 => (Src::Reg(rb), r39),
+                0x36f0 => (Src::Imm(imm20(w)), r39),
+                _ => (r39, cbuf),
+            };
+            (AluKind::Bfi, vec![op(Src::Reg(ra)), op(control), op(base)])
+        }
+        // BFE: 0x5c00 register, 0x3800 immediate, 0x4c00 constant control; bit 48 signed
+        // (`BFE` vs `BFE.U32`), bit 40 `.BREV` and 47 `.CC` are not modelled (nvdisasm).
+        0x5c00 | 0x3800 | 0x4c00 => {
+            if (w >> 40) & 1 != 0 || (w >> 47) & 1 != 0 {
+                return fail();
+            }
+            let control = match top {
+                0x5c00 => Src::Reg(rb),
+                0x3800 => Src::Imm(imm20(w)),
+                _ => cbuf,
+            };
+            (
+                AluKind::Bfe {
+                    signed: (w >> 48) & 1 == 1,
+                },
+                vec![op(Src::Reg(ra)), op(control)],
+            )
+        }
         _ => return fail(),
     };
     Ok(Some(Alu {
@@ -1360,7 +1489,7 @@ pub(crate) fn execute(
     for (at, step) in steps {
         match step {
             Step::Texture(inst) => texture(m, inst, bindings, at)?,
-            Step::Alu(a) => alu(m, a),
+            Step::Alu(a) => alu(m, a, at)?,
         }
     }
     Ok(())
@@ -1488,13 +1617,14 @@ pub fn run_quad(
                                     kind: AluKind::Mov,
                                     srcs: a.srcs.clone(),
                                 },
-                            );
+                                at,
+                            )?;
                         }
                     }
                 }
                 _ => {
                     for m in lanes.iter_mut() {
-                        alu(m, a);
+                        alu(m, a, at)?;
                     }
                 }
             },

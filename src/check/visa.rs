@@ -27,15 +27,15 @@
 //!
 //! ALU instructions evaluated (lane 0): `mov` (with the type conversion its operand types
 //! imply), `rndne`, `rndd`, `rndu`, `rndz`, `min`, `max`, `mul`, `inv`, `and`, `shl`, `shr`,
-//! `asr` (32-bit destinations), with `.sat` and the `(-)`/`(abs)` source modifiers. Declarations, directives, labels, comments, `movs`
+//! `asr`, `bfe`, `bfi` (32-bit destinations; immediate width and offset), with `.sat` and the `(-)`/`(abs)` source modifiers. Declarations, directives, labels, comments, `movs`
 //! (surface and sampler state, no general register) and `ret` are skipped; anything else
 //! is an error. Binary input holds sampler instructions only.
 
 use std::collections::HashMap;
 
 use crate::check::{
-    coord_count, packed_offsets, resource_id, Error, Execution, InitialFile, LodReq, Machine,
-    Offsets, ReqOp, Request, Role, Value, ValueOp,
+    coord_count, packed_offsets, register_offsets, resource_id, Error, Execution, InitialFile,
+    LodReq, Machine, ReqOp, Request, Role, Value, ValueOp,
 };
 use crate::ir::{Dim, Dimension, Isa, Program, Reg, RegFile};
 use crate::isa::visa::{
@@ -202,7 +202,9 @@ fn role_of(p: P, fetch: bool) -> Role {
         P::Lod if fetch => Role::SmallInt,
         P::Lod => Role::Lod,
         P::Ref => Role::Reference,
-        P::Si | P::OffU | P::OffV => Role::SmallInt,
+        P::Si => Role::SmallInt,
+        // Any 32 bits: the low 6 are the offset (sign and ignored bits exercised).
+        P::OffU | P::OffV => Role::Any,
         P::Mcs(_) => Role::Any,
     }
 }
@@ -333,7 +335,9 @@ fn texture(
             .collect();
     }
     if has(P::OffU) {
-        r.offsets = Offsets::Dynamic(vec![get(P::OffU)?, get(P::OffV)?]);
+        // 6-bit two's complement, as DX's gather4_po that the message implements (the
+        // seeds give no width; docs/visa.md "Programmable offsets").
+        r.offsets = register_offsets(r.dim, &[get(P::OffU)?, get(P::OffV)?], 6);
     } else if let Some(a) = inst.aoffimmi {
         // Aoffimmi: U bits 11:8, V 7:4, R 3:0 (seed 3D_SAMPLE "Aoffimmi"), an immediate or a
         // variable read as a scalar (lane 0) of its declared type, a UW when undeclared.
@@ -536,6 +540,11 @@ fn alu(m: &mut Machine, line: &str, program: &Program, vars: &Vars) -> Result<bo
             | "shl"
             | "shr"
             | "asr"
+            | "bfe"
+            | "bfi"
+            | "mad"
+            | "log"
+            | "cmp.ge"
     ) {
         return Ok(false);
     }
@@ -555,10 +564,11 @@ fn alu(m: &mut Machine, line: &str, program: &Program, vars: &Vars) -> Result<bo
         .iter()
         .map(|t| parse(t))
         .collect::<Result<Vec<_>, _>>()?;
-    let nsrc = if matches!(base, "min" | "max" | "mul" | "and" | "shl" | "shr" | "asr") {
-        2
-    } else {
-        1
+    let nsrc = match base {
+        "min" | "max" | "mul" | "and" | "shl" | "shr" | "asr" | "cmp.ge" => 2,
+        "bfe" | "mad" => 3,
+        "bfi" => 4,
+        _ => 1,
     };
     if srcs.len() != nsrc {
         return Err(format!("{base} takes {nsrc} source operands"));
@@ -592,6 +602,56 @@ fn alu(m: &mut Machine, line: &str, program: &Program, vars: &Vars) -> Result<bo
         "rndu" => a.unary(O::RoundPi),
         "rndz" => a.unary(O::RoundZ),
         "inv" => a.unary(O::FRcp),
+        // `bfe`/`bfi width offset src [base]` (vISA BFE 0x46 / BFI 0x47, the Gen
+        // instructions): width and offset `& 31`, the field cut at bit 31; `bfe` of width 0
+        // is 0, sign-extended on a signed destination; `bfi` of width 0 is `base`.
+        "bfe" | "bfi" => {
+            if type_size(dty) != 4 || sat {
+                return Err(format!("{base} to type {dty} is not modelled"));
+            }
+            let (o, _) = read_opnd(m, &srcs[1], role)?;
+            let (w, o) = match (a.bits(), o.bits()) {
+                (Some(w), Some(o)) => (w & 31, o & 31),
+                _ => {
+                    return Err(format!(
+                        "{base} with a register width or offset is not modelled"
+                    ))
+                }
+            };
+            let (x, _) = read_opnd(m, &srcs[2], role)?;
+            let field = |lo: u32, width: u32| (lo as u8, width.min(32 - lo) as u8);
+            if base == "bfe" {
+                let (lo, width) = field(o, w);
+                match w {
+                    0 => Value::Bits(0),
+                    _ if is_signed(dty) => Value::apply(O::SignedField { lo, width }, vec![x]),
+                    _ => Value::apply(O::Field { lo, width }, vec![x]),
+                }
+            } else {
+                let (b, _) = read_opnd(m, &srcs[3], role)?;
+                let (lo, width) = field(o, w);
+                match w {
+                    0 => b,
+                    _ => Value::apply(O::InsertField { lo, width }, vec![x, b]),
+                }
+            }
+        }
+        // The gradient approximation's LOD arithmetic: `log` is base 2; `mad` is modelled
+        // fused, as NVIDIA's FFMA; `cmp.ge` to a general 32-bit destination writes all ones
+        // or 0 per lane.
+        "log" => a.unary(O::FLog2),
+        "mad" => {
+            let (b, _) = read_opnd(m, &srcs[1], role)?;
+            let (c, _) = read_opnd(m, &srcs[2], role)?;
+            Value::apply(O::FFma, vec![a, b, c])
+        }
+        "cmp.ge" => {
+            if is_float(dty) || type_size(dty) != 4 || !is_float(&aty) {
+                return Err(format!("cmp.ge to type {dty} is not modelled"));
+            }
+            let (b, _) = read_opnd(m, &srcs[1], role)?;
+            Value::apply(O::FGeMask, vec![a, b])
+        }
         _ => {
             let (b, _) = read_opnd(m, &srcs[1], role)?;
             let op = match (base, is_float(dty), is_signed(dty)) {
@@ -614,7 +674,11 @@ fn alu(m: &mut Machine, line: &str, program: &Program, vars: &Vars) -> Result<bo
             Value::apply(op, vec![a, b])
         }
     };
-    if matches!(base, "rnde" | "rndne" | "rndd" | "rndu" | "rndz" | "inv") && !is_float(dty) {
+    if matches!(
+        base,
+        "rnde" | "rndne" | "rndd" | "rndu" | "rndz" | "inv" | "log" | "mad"
+    ) && !is_float(dty)
+    {
         return Err(format!("{base} to type {dty} is not modelled"));
     }
     let v = if sat {

@@ -58,6 +58,8 @@ impl Display for AluOp {
             AluOp::QuadAddX => "quad_add_x",
             AluOp::QuadAddY => "quad_add_y",
             AluOp::MovLanes => "mov_lanes",
+            AluOp::InsertField => "insert_field",
+            AluOp::ExtractFieldSigned => "extract_field_signed",
             AluOp::FFma => "ffma",
             AluOp::FLog2 => "flog2",
             AluOp::FSetGeAbs => "fset_ge_abs",

@@ -648,8 +648,17 @@ pub enum AluOp {
     /// `dst = src0` in the quad lanes whose bit is set in the immediate `src1` (1..=0xe),
     /// unchanged elsewhere (SM50 `MOV d, b, mask`).
     MovLanes,
+    // --- Programmable offsets (dyn-offsets: the register-offset emulations of
+    // `passes::offsets_to_register`, `offsets_from_register`, `repack_offsets`).
+    /// `dst = src1` with bits `[lo, lo + width)` replaced by the low `width` bits of `src0`;
+    /// `src2` is the immediate `lo | width << 8` (NVIDIA `BFI`'s control word, ptxas's
+    /// `MOV32I R3, 0x608` for a TLD4 offset v at bit 8; DX/vISA `bfi width, lo, src0, src1`).
+    InsertField,
+    /// `dst = sign_extend(src0[lo, lo + width))`; `src1` is the immediate `lo | width << 8`
+    /// (NVIDIA `BFE`, DX `ibfe width, lo, src0`, vISA `bfe` on `d`).
+    ExtractFieldSigned,
     // --- Gradient approximation (`approx_grad_lod`, `--grad approx`): the isotropic LOD
-    // computed from gradients and the texture size (NVIDIA emits it; DX reads it on).
+    // computed from gradients and the texture size (NVIDIA emits it; DX and vISA read it on).
     /// `dst = src0 * src1 + src2`, f32, fused (one rounding; SM50 `FFMA`).
     FFma,
     /// `dst = log2(src0)`, f32, approximate, a subnormal source read as 0 (SM50 `MUFU.LG2`,
@@ -674,21 +683,45 @@ impl AluOp {
                 | AluOp::MovLanes
         )
     }
-
-    /// Whether the op belongs to the gradient approximation's LOD computation (NVIDIA emits
-    /// it; DX encodes it when such a kernel is translated onwards; vISA refuses it).
-    pub fn approx_lod_only(self) -> bool {
-        matches!(self, AluOp::FFma | AluOp::FLog2 | AluOp::FSetGeAbs)
-    }
 }
 
 impl AluOp {
     /// The source that selects quad lanes rather than holding a value (`QuadBroadcast`'s
     /// lane, `MovLanes`' mask): an immediate the instruction encodes, never moved into a
-    /// register.
+    /// register. (A bit-field control, [`AluOp::field_operand`], is a value: NVIDIA reads it
+    /// from a register, as ptxas writes it.)
     pub fn lane_operand(self) -> Option<usize> {
         matches!(self, AluOp::QuadBroadcast | AluOp::MovLanes).then_some(1)
     }
+}
+
+impl AluOp {
+    /// The source of a bit-field op that holds its control word `lo | width << 8`
+    /// ([`AluOp::InsertField`], [`AluOp::ExtractFieldSigned`]).
+    pub fn field_operand(self) -> Option<usize> {
+        match self {
+            AluOp::InsertField => Some(2),
+            AluOp::ExtractFieldSigned => Some(1),
+            _ => None,
+        }
+    }
+}
+
+/// A bit field's control word, `lo | width << 8` ([`AluOp::field_operand`]): (lo, width),
+/// when it is an immediate naming a field inside 32 bits.
+pub fn field_control(s: &Scalar) -> Option<(u8, u8)> {
+    let Scalar::Imm(i) = s else { return None };
+    let (lo, width) = ((i.bits & 0xff) as u8, ((i.bits >> 8) & 0xff) as u8);
+    (i.bits >> 16 == 0 && width >= 1 && u32::from(lo) + u32::from(width) <= 32)
+        .then_some((lo, width))
+}
+
+/// The control word of the field `[lo, lo + width)`, as an immediate.
+pub fn field_imm(lo: u8, width: u8) -> Scalar {
+    Scalar::Imm(Imm {
+        bits: u64::from(lo) | u64::from(width) << 8,
+        ty: ScalarType::U32,
+    })
 }
 
 /// One ALU instruction: `dst = op(srcs)`.

@@ -175,6 +175,8 @@ fn alu_op(name: &str) -> Option<AluOp> {
         "quad_add_x" => AluOp::QuadAddX,
         "quad_add_y" => AluOp::QuadAddY,
         "mov_lanes" => AluOp::MovLanes,
+        "insert_field" => AluOp::InsertField,
+        "extract_field_signed" => AluOp::ExtractFieldSigned,
         "ffma" => AluOp::FFma,
         "flog2" => AluOp::FLog2,
         "fset_ge_abs" => AluOp::FSetGeAbs,

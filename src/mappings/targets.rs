@@ -110,9 +110,19 @@ pub struct PackedOffset {
     /// U in the highest of the three fields, W in the lowest (vISA's aoffimmi).
     #[serde(default)]
     pub u_high: bool,
+    /// The instruction reads the fields only: the bits between and above them are ignored,
+    /// so the component in the lowest field may be moved in whole, as ptxas packs TLD4's
+    /// register offsets (`BFI` of v into u, research: `ptx-to-sass` of `tld4 ... {%r1, %r2}`).
+    #[serde(default)]
+    pub fields_only: bool,
 }
 
 impl PackedOffset {
+    /// Component `i`'s field: (lowest bit, width).
+    pub fn field(self, i: u32) -> (u8, u8) {
+        (self.shift(i) as u8, self.bits as u8)
+    }
+
     /// The lowest bit of component `i`.
     fn shift(self, i: u32) -> u32 {
         if self.u_high {

@@ -221,6 +221,29 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
             );
         }
         if byte_vars {
+            // Immediate per-pixel offsets (`sample4_po`'s offu/offv, D or UD: an integer
+            // type of their own, whatever the coordinates' type) into an integer variable.
+            if let Offset::Dynamic(v) = &mut t.offset {
+                if v.iter().any(|s| matches!(s, Scalar::Imm(_))) {
+                    let var = ctx.new_virtual();
+                    let ty = operand_type(&t, Operand::Offset(0));
+                    let Offset::Dynamic(v) = &mut t.offset else {
+                        unreachable!("matched above")
+                    };
+                    for (k, s) in v
+                        .iter_mut()
+                        .filter(|s| matches!(s, Scalar::Imm(_)))
+                        .enumerate()
+                    {
+                        let dst = virtual_reg(var, k as u32);
+                        ctx.virtual_types.insert((var, k as u32), ty);
+                        before.push(ctx.alu(AluOp::Mov, dst, vec![*s], t.span));
+                        *s = dst;
+                    }
+                    ctx.virtual_layouts
+                        .insert(var, GroupLayout::Consecutive { align: 1 });
+                }
+            }
             // Every other parameter is its own raw operand: immediates into variables.
             let mut imms = Vec::new();
             let mut probe = (*t).clone();

@@ -66,17 +66,7 @@ pub fn rule_ids(t: &TexInstr, from: &TargetCaps) -> Vec<&'static str> {
     if compare && dim == Some(Dim::D3) {
         ids.push("compare_3d");
     }
-    match &t.offset {
-        Offset::None => {}
-        _ if dim == Some(Dim::Cube) => ids.push("offset_cube"),
-        Offset::Imm(_) => ids.push("offset_imm"),
-        Offset::Packed(_) if from.packed_offset.is_some_and(|p| p.u_high) => {
-            ids.push("offset_packed_u_high")
-        }
-        Offset::Packed(_) => ids.push("offset_packed_dynamic"),
-        Offset::Dynamic(_) => ids.push("offset_dynamic"),
-        Offset::PerTexel(_) => ids.push("offset_per_texel"),
-    }
+    ids.extend(offset_rule(t, from));
     if t.min_lod.is_some() {
         ids.push("min_lod");
     }
@@ -102,6 +92,30 @@ pub fn rule_ids(t: &TexInstr, from: &TargetCaps) -> Vec<&'static str> {
         ids.push("handle");
     }
     ids
+}
+
+/// The rule id of `mappings/rules.toml` that describes `t`'s offsets, read from a source with
+/// capabilities `from`; `None` without offsets. Register offsets of a gather have rows of
+/// their own (`*_gather`): gathers have per-pixel offset forms elsewhere (DX `gather4_po`).
+pub fn offset_rule(t: &TexInstr, from: &TargetCaps) -> Option<&'static str> {
+    let gather = matches!(t.op, TexOp::Gather { .. });
+    let cube = matches!(t.dim, Dimension::Known { dim: Dim::Cube, .. });
+    Some(match &t.offset {
+        Offset::None => return None,
+        _ if cube => "offset_cube",
+        Offset::Imm(_) => "offset_imm",
+        Offset::Packed(_) if from.packed_offset.is_some_and(|p| p.u_high) => {
+            if gather {
+                "offset_packed_u_high_gather"
+            } else {
+                "offset_packed_u_high"
+            }
+        }
+        Offset::Packed(_) if gather => "offset_packed_dynamic_gather",
+        Offset::Packed(_) => "offset_packed_dynamic",
+        Offset::Dynamic(_) => "offset_dynamic",
+        Offset::PerTexel(_) => "offset_per_texel",
+    })
 }
 
 /// Runs the pass.

@@ -6,7 +6,8 @@
 //! (`TargetCaps::packed_offset`: 4-bit fields; TLD4 6-bit fields at an 8-bit stride,
 //! research/nvidia.md §4): the pass packs the constant and moves it into a fresh register
 //! (`MOV32I`, as ptxas does). Every ISA's immediate range is [-8, 7] (seeds); all-zero
-//! offsets are dropped. Cube maps and register offsets were refused by `legalize_forms`.
+//! offsets are dropped. Cube maps were refused by `legalize_forms`; register offsets are the
+//! next passes' (`offsets_to_register`, `offsets_from_register`, `repack_offsets`).
 
 use super::{expand_tex, PassContext};
 use crate::error::Error;

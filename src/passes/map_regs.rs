@@ -70,6 +70,8 @@ fn alu_types(op: AluOp) -> (Option<ScalarType>, Option<ScalarType>) {
         | AluOp::RestoreActiveMask
         | AluOp::QuadBroadcast
         | AluOp::MovLanes => (None, None),
+        AluOp::InsertField => (Some(U32), Some(U32)),
+        AluOp::ExtractFieldSigned => (Some(U32), Some(I32)),
         AluOp::FFma | AluOp::FLog2 | AluOp::FSetGeAbs => (Some(F32), Some(F32)),
     }
 }
@@ -143,10 +145,24 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
         } else {
             t.coord_type.or(Some(ScalarType::F32))
         };
+        // Register offsets are integers whatever the coordinates are (vISA `sample4_po`'s
+        // offu/offv are D, seeds/visa-3D_SAMPLE.md; NVIDIA and vISA packed offsets).
+        let offsets: Vec<Scalar> = match &t.offset {
+            crate::ir::Offset::Dynamic(v) | crate::ir::Offset::PerTexel(v) => v.clone(),
+            crate::ir::Offset::Packed(p) => vec![*p],
+            crate::ir::Offset::None | crate::ir::Offset::Imm(_) => Vec::new(),
+        };
         for (s, ty) in t
             .sources()
             .into_iter()
-            .map(|s| (s, src_ty))
+            .map(|s| {
+                let ty = if offsets.contains(&s) {
+                    Some(ScalarType::I32)
+                } else {
+                    src_ty
+                };
+                (s, ty)
+            })
             .chain(t.dsts().into_iter().map(|s| (s, t.result_type)))
         {
             if let Scalar::Reg(r) = s {

@@ -18,6 +18,7 @@ pub mod drop_hints;
 pub mod drop_mcs;
 pub mod emulate_grad_quad;
 pub mod emulate_mcs_fetch;
+pub mod emulate_ptp_gathers;
 pub mod fold_constants;
 pub mod legalize_forms;
 pub mod lower_arrays;
@@ -27,6 +28,9 @@ pub mod lower_predicates;
 pub mod lower_queries;
 pub mod lower_simd;
 pub mod map_regs;
+pub mod offsets_from_register;
+pub mod offsets_to_register;
+pub mod repack_offsets;
 
 use std::collections::HashMap;
 
@@ -235,7 +239,7 @@ pub fn virtual_reg(index: u32, sub: u32) -> Scalar {
 }
 
 /// The passes, in the order [`run`] runs them.
-pub const PASSES: [&str; 19] = [
+pub const PASSES: [&str; 23] = [
     "bind_resources",
     "canonical_coords",
     "fold_constants",
@@ -246,6 +250,10 @@ pub const PASSES: [&str; 19] = [
     "lower_predicates",
     "map_regs",
     "lower_offsets",
+    "offsets_to_register",
+    "offsets_from_register",
+    "repack_offsets",
+    "emulate_ptp_gathers",
     "lower_arrays",
     "emulate_grad_quad",
     "approx_grad_lod",
@@ -288,6 +296,10 @@ pub fn run_pass(
         "lower_predicates" => in_place(lower_predicates::run(&mut items, ctx), items),
         "map_regs" => in_place(map_regs::run(&mut items, ctx), items),
         "lower_offsets" => lower_offsets::run(items, ctx),
+        "offsets_to_register" => offsets_to_register::run(items, ctx),
+        "offsets_from_register" => offsets_from_register::run(items, ctx),
+        "repack_offsets" => repack_offsets::run(items, ctx),
+        "emulate_ptp_gathers" => emulate_ptp_gathers::run(items, ctx),
         "lower_arrays" => lower_arrays::run(items, ctx),
         "emulate_grad_quad" => emulate_grad_quad::run(items, ctx),
         "approx_grad_lod" => approx_grad_lod::run(items, ctx),

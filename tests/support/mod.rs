@@ -7,6 +7,8 @@ pub mod translate_corpus;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use texlate::{Isa, ReadOptions};
+
 /// `../shared/corpus/<sub>` (a folder or a file), or `None` after saying plainly that the
 /// calling test is skipped.
 pub fn corpus(sub: &str) -> Option<PathBuf> {
@@ -217,4 +219,92 @@ pub fn dx_instruction_lines(text: &str) -> Vec<String> {
         .filter(|l| !l.is_empty() && !l.starts_with("//") && !l.starts_with("dcl_") && *l != "ret")
         .map(str::to_string)
         .collect()
+}
+
+// ---- One program per texture instruction of each corpus (tests/translate_corpus.rs and
+// the offset emulations' corpus counts, tests/translate_dyn_offsets.rs).
+
+/// Whether a line of `isa` text declares something the program's instructions need (DX
+/// profile and `dcl_*` lines, vISA `.` directives).
+pub fn is_declaration(isa: Isa, line: &str) -> bool {
+    let t = line.trim_start();
+    match isa {
+        Isa::Dxbc => {
+            t.starts_with("dcl_")
+                || ["ps_", "vs_", "cs_", "gs_", "hs_", "ds_"]
+                    .iter()
+                    .any(|p| t.starts_with(p))
+        }
+        Isa::Visa => t.starts_with('.'),
+        Isa::Nvidia => false,
+    }
+}
+
+/// One program text per texture instruction of `text`: the declarations and that line.
+pub fn singles(isa: Isa, text: &str) -> Vec<String> {
+    let p = texlate::parse_text_with(
+        isa,
+        text,
+        ReadOptions {
+            igc_compatible: true,
+            ..ReadOptions::default()
+        },
+    )
+    .unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // Whole items: a declaration may span lines (DX's immediate constant buffer).
+    let decls: String = p
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            texlate::ir::Item::Opaque(o) => o.text.as_deref(),
+            _ => None,
+        })
+        .filter(|l| is_declaration(isa, l))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    p.tex_instrs()
+        .map(|t| format!("{decls}{}\n", lines[t.span.line as usize - 1]))
+        .collect()
+}
+
+/// A source program's text and the bindings file it needs (name, text).
+pub type Source = (String, Option<(String, String)>);
+
+pub fn sources(from: Isa) -> Option<Vec<Source>> {
+    let mut out = Vec::new();
+    match from {
+        Isa::Dxbc => {
+            let dir = corpus("dxbc/blobs")?;
+            for f in translate_corpus::files(&dir, ".dxbc") {
+                let p = texlate::decode(from, &std::fs::read(&f).unwrap()).unwrap();
+                let text = texlate::isa::codec(from).print_text(&p).unwrap();
+                out.extend(singles(from, &text).into_iter().map(|s| (s, None)));
+            }
+        }
+        Isa::Nvidia => {
+            let tsv = corpus("nvidia/tex_pairs.tsv")?;
+            for line in std::fs::read_to_string(tsv).unwrap().lines() {
+                let cols: Vec<&str> = line.split('\t').collect();
+                if line.starts_with('#') || cols.len() < 3 || !matches!(cols[0], "sm_50" | "sm_52")
+                {
+                    continue;
+                }
+                out.push((format!("{}\n", cols[2]), None));
+            }
+        }
+        Isa::Visa => {
+            let intel = corpus("intel")?;
+            for d in translate_corpus::visa_dumps(&intel).0 {
+                let text = std::fs::read_to_string(&d.path).unwrap();
+                let bindings = Some(("bindings".to_string(), d.bindings));
+                out.extend(
+                    singles(from, &text)
+                        .into_iter()
+                        .map(|s| (s, bindings.clone())),
+                );
+            }
+        }
+    }
+    Some(out)
 }

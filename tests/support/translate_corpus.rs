@@ -256,13 +256,20 @@ visa = { texture = "T9" }
 /// The hand-written translation cases of `isa` (`tests/cases/translate/<isa>.txt`, one
 /// instruction a line): each as a whole source program, with the bindings file it needs.
 pub fn translate_cases(isa: texlate::Isa) -> Vec<(String, Option<(String, String)>)> {
+    cases_in("translate", isa)
+}
+
+/// The cases of `tests/cases/<dir>/<isa>.txt` (one instruction a line), each as a whole
+/// source program with the bindings file it needs (as [`translate_cases`]).
+pub fn cases_in(dir: &str, isa: texlate::Isa) -> Vec<(String, Option<(String, String)>)> {
     let name = match isa {
         texlate::Isa::Dxbc => "dxbc",
         texlate::Isa::Nvidia => "nvidia",
         texlate::Isa::Visa => "visa",
     };
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/cases/translate")
+        .join("tests/cases")
+        .join(dir)
         .join(format!("{name}.txt"));
     std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))

@@ -17,6 +17,13 @@
 //! | `FFma` | `mad` |
 //! | `FLog2` | `log` (base 2) |
 //! | `FSetGeAbs` | `ge dst, |a|, b`, `and dst, dst, l(1.0)` |
+//! | `InsertField` | `bfi dst, l(width), l(lo), src0, src1` |
+//! | `ExtractFieldSigned` | `ibfe dst, l(width), l(lo), src0` |
+//!
+//! The bit-field ops (programmable offsets) take their field as an immediate control word
+//! `lo | width << 8` ([`crate::ir::field_control`]); SM5's `bfi` and `ibfe` take the width
+//! and the offset as two immediates, first (Microsoft's "bfi (sm5 - asm)": `bfi dest, width,
+//! offset, src2 (inserted), src3 (base)`; "ibfe (sm5 - asm)").
 //!
 //! `F32ToLayer` needs no `max` with 0 before `ftou`: `ftou` clamps its input to
 //! `[0.0f, 4294967295.999f]` and turns NaN into 0 (Microsoft's "ftou (sm4 - asm)" reference),
@@ -140,6 +147,8 @@ pub fn emit(a: &AluInstr) -> Result<Vec<Instruction>, Error> {
     let want = match a.op {
         AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs | AluOp::FSetGeAbs => 2,
         AluOp::FFma => 3,
+        AluOp::ExtractFieldSigned => 2,
+        AluOp::InsertField => 3,
         _ => 1,
     };
     if a.srcs.len() != want {
@@ -215,6 +224,21 @@ pub fn emit(a: &AluInstr) -> Result<Vec<Instruction>, Error> {
                 instr("utof", vec![d, back])?,
             ])
         }
+        AluOp::InsertField | AluOp::ExtractFieldSigned => {
+            let at = a.op.field_operand().unwrap_or(1);
+            let (lo, width) = crate::ir::field_control(&a.srcs[at]).ok_or_else(|| {
+                unsupported(
+                    a,
+                    "its field must be an immediate `lo | width << 8` inside 32 bits",
+                )
+            })?;
+            let (w, o) = (imm(u32::from(width)), imm(u32::from(lo)));
+            Ok(vec![if a.op == AluOp::InsertField {
+                instr("bfi", vec![d, w, o, s0, src(a, &a.srcs[1])?])?
+            } else {
+                instr("ibfe", vec![d, w, o, s0])?
+            }])
+        }
     }
 }
 
@@ -272,7 +296,11 @@ pub fn lift<T>(run: &[T], words: impl Fn(&T) -> Option<Vec<u32>>) -> Option<(Alu
         "max" => (&[AluOp::FMaxAbs, AluOp::FMaxRightAbs], ScalarType::F32),
         "umin" => (&[AluOp::U32ToLayer], ScalarType::U32),
         "round_ne" => (&[AluOp::F32ToLayer], ScalarType::F32),
-        "ibfe" => (&[AluOp::I16ToF32], ScalarType::I32),
+        "ibfe" => (
+            &[AluOp::I16ToF32, AluOp::ExtractFieldSigned],
+            ScalarType::I32,
+        ),
+        "bfi" => (&[AluOp::InsertField], ScalarType::U32),
         "and" => (&[AluOp::U16ToF32], ScalarType::U32),
         "mad" => (&[AluOp::FFma], ScalarType::F32),
         "log" => (&[AluOp::FLog2], ScalarType::F32),
@@ -281,22 +309,42 @@ pub fn lift<T>(run: &[T], words: impl Fn(&T) -> Option<Vec<u32>>) -> Option<(Alu
     };
     'candidate: for &op in ops {
         let n_srcs = match op {
-            AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs | AluOp::FSetGeAbs => 2,
+            AluOp::FMul
+            | AluOp::FMaxAbs
+            | AluOp::FMaxRightAbs
+            | AluOp::FSetGeAbs
+            | AluOp::InsertField => 2,
             AluOp::FFma => 3,
             _ => 1,
         };
-        // The IR source's operand: `ibfe dst, width, offset, src` reads it last.
-        let at = if op == AluOp::I16ToF32 { 3 } else { 1 };
+        // The IR source's operand: `ibfe dst, width, offset, src` (and `bfi`) read it last.
+        let at = if matches!(
+            op,
+            AluOp::I16ToF32 | AluOp::ExtractFieldSigned | AluOp::InsertField
+        ) {
+            3
+        } else {
+            1
+        };
         if first.operands.len() < at + n_srcs {
             return None;
+        }
+        let mut srcs: Vec<Scalar> = first.operands[at..at + n_srcs]
+            .iter()
+            .map(|o| read_scalar(o, false, ty))
+            .collect::<Option<_>>()?;
+        if op.field_operand().is_some() {
+            // The control word from the immediate width and offset.
+            let field = |k: usize| match read_scalar(&first.operands[k], false, ty)? {
+                Scalar::Imm(i) if i.bits < 256 => Some(i.bits as u8),
+                _ => None,
+            };
+            srcs.push(crate::ir::field_imm(field(2)?, field(1)?));
         }
         let a = AluInstr {
             op,
             dst: read_scalar(&first.operands[0], true, ty)?,
-            srcs: first.operands[at..at + n_srcs]
-                .iter()
-                .map(|o| read_scalar(o, false, ty))
-                .collect::<Option<_>>()?,
+            srcs,
             pred: None,
             exec: None,
             span: Default::default(),

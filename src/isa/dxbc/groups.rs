@@ -1,7 +1,7 @@
 //! The DX vector operands of a texture instruction (`Codec::register_groups`): the address
 //! (the coordinates, the array layer as its last component, and for `ld` the mip level after
-//! them, seeds/dx-sm4-sample.md and research/dxbc.md), each gradient vector, and the
-//! destination — each one register, its components in any order (the swizzle or write mask
+//! them, seeds/dx-sm4-sample.md and research/dxbc.md), each gradient vector, `gather4_po`'s
+//! offset vector, and the destination — each one register, its components in any order (the swizzle or write mask
 //! picks them).
 
 use crate::ir::{Lod, TexInstr, TexOp};
@@ -33,6 +33,12 @@ pub fn register_groups(t: &TexInstr) -> Vec<RegGroup> {
         groups.push(one(
             "ddy",
             (0..dy.len() as u8).map(Operand::GradDy).collect(),
+        ));
+    }
+    if let crate::ir::Offset::Dynamic(v) = &t.offset {
+        groups.push(one(
+            "offset",
+            (0..v.len() as u8).map(Operand::Offset).collect(),
         ));
     }
     let dst: Vec<Operand> = (0..4u8)

@@ -475,6 +475,8 @@ pub fn lift(word: u64, text: Option<&str>) -> Option<AluInstr> {
             "QuadAddX" => AluOp::QuadAddX,
             "QuadAddY" => AluOp::QuadAddY,
             "MovLanes" => AluOp::MovLanes,
+            "InsertField" => AluOp::InsertField,
+            "ExtractFieldSigned" => AluOp::ExtractFieldSigned,
             "FFma" => AluOp::FFma,
             "FLog2" => AluOp::FLog2,
             "FSetGeAbs" => AluOp::FSetGeAbs,

@@ -22,6 +22,15 @@
 //!   converting `mov` to `f`; SHL 0x24, ASR 0x26, AND 0x20 take dst, src, src like MUL, and
 //!   IGC prints them so (`shl (M1, 16) V0070(0,0)<1> V0051(0,0)<1;1,0> 0x2:d`,
 //!   `and (M1, 16) V0066(0,0)<1> V0060(0,0)<1;1,0> 0x807fffff:d` in the SKL dumps).
+//! - the bit-field ops (programmable offsets): BFE 0x46 and BFI 0x47 (`mappings/visa_isa.toml`)
+//!   take the width and the offset first, then the value (and for `bfi` the base), as the
+//!   Gen instructions (`bfi dst width offset insert base`; `bfe` on `d` sign-extends).
+//! - the gradient approximation's LOD arithmetic (an approximated NVIDIA kernel translated
+//!   onwards): `mad` (MAD 0x0c; Gen `mad`), `log` (LOG 0x0b; Gen `math.log`, base 2) and
+//!   `cmp.ge (M1, 16) V_ud(0,0)<1> (abs)a b` then `and … 0x3f800000:ud` for FSET.BF's 1.0/0.0:
+//!   CMP 0x2c takes exec, a one-byte relation (GE = 3, read back from GenX_IR's `.isa`), dst,
+//!   src, src, and with a general destination writes all ones or 0 per lane (Gen `cmp (ge)f0.0
+//!   r:ud (abs)r:f r:f`).
 
 use crate::error::{Error, Location, Unsupported, ValidationError};
 use crate::ir::{AluInstr, AluOp, Exec, Isa, RegFile, Scalar};
@@ -89,6 +98,13 @@ const FMINMAX: u8 = 0x45;
 const SHL: u8 = 0x24;
 const ASR: u8 = 0x26;
 const AND: u8 = 0x20;
+const BFE: u8 = 0x46;
+const BFI: u8 = 0x47;
+const MAD: u8 = 0x0c;
+const LOG: u8 = 0x0b;
+const CMP: u8 = 0x2c;
+/// CMP's relation byte for `>=` (IGC's `ISA_CMP_GE`).
+const CMP_GE: u8 = 3;
 
 fn step(opcode: u8, mnemonic: &'static str, dst_ty: &'static str, srcs: Vec<Src>) -> Step {
     Step {
@@ -107,13 +123,7 @@ fn steps(a: &AluInstr, dst_ty: Option<&'static TypeDesc>) -> Result<Vec<Step>, E
     if a.op.nvidia_only() {
         return Err(quad_op(a));
     }
-    if a.op.approx_lod_only() {
-        return Err(approx_op(a));
-    }
-    let n_srcs = match a.op {
-        AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs => 2,
-        _ => 1,
-    };
+    let n_srcs = n_sources(a.op);
     if a.srcs.len() != n_srcs {
         return Err(rule(
             a,
@@ -209,19 +219,61 @@ fn steps(a: &AluInstr, dst_ty: Option<&'static TypeDesc>) -> Result<Vec<Step>, E
         | AluOp::QuadAddX
         | AluOp::QuadAddY
         | AluOp::MovLanes => return Err(quad_op(a)),
-        AluOp::FFma | AluOp::FLog2 | AluOp::FSetGeAbs => return Err(approx_op(a)),
+        AluOp::InsertField | AluOp::ExtractFieldSigned => {
+            let at = a.op.field_operand().unwrap_or(1);
+            let (lo, width) = crate::ir::field_control(&a.srcs[at]).ok_or_else(|| {
+                rule(
+                    a,
+                    "alu-operands",
+                    format!("{}: the field must be an immediate `lo | width << 8`", a.op),
+                )
+            })?;
+            let (w, o) = (
+                Src::Imm(u32::from(width), "ud"),
+                Src::Imm(u32::from(lo), "ud"),
+            );
+            if a.op == AluOp::InsertField {
+                vec![step(
+                    BFI,
+                    "bfi",
+                    "ud",
+                    vec![w, o, Src::Ir(0, "ud"), Src::Ir(1, "ud")],
+                )]
+            } else {
+                vec![step(BFE, "bfe", "d", vec![w, o, Src::Ir(0, "d")])]
+            }
+        }
+        AluOp::FFma => vec![step(
+            MAD,
+            "mad",
+            "f",
+            vec![Src::Ir(0, "f"), Src::Ir(1, "f"), Src::Ir(2, "f")],
+        )],
+        AluOp::FLog2 => vec![step(LOG, "log", "f", vec![Src::Ir(0, "f")])],
+        AluOp::FSetGeAbs => vec![
+            Step {
+                op_ext: Some(CMP_GE),
+                abs: 0b01,
+                ..step(CMP, "cmp.ge", "ud", vec![Src::Ir(0, "f"), Src::Ir(1, "f")])
+            },
+            step(
+                AND,
+                "and",
+                "ud",
+                vec![Src::Dst("ud"), Src::Imm(0x3f80_0000, "ud")],
+            ),
+        ],
     })
 }
 
-/// The refusal of an op of NVIDIA's gradient approximation ([`AluOp::approx_lod_only`]).
-fn approx_op(a: &AluInstr) -> Error {
-    Error::Unsupported(Unsupported::new(
-        format!("the ALU operation `{a}`"),
-        Isa::Nvidia,
-        Isa::Visa,
-        "it computes the LOD of NVIDIA's gradient approximation (--grad approx); reading that \
-         sequence back as one gradient sample is not built",
-    ))
+/// How many sources `op` takes.
+fn n_sources(op: AluOp) -> usize {
+    match op {
+        AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs | AluOp::FSetGeAbs => 2,
+        AluOp::ExtractFieldSigned => 2,
+        AluOp::FFma | AluOp::InsertField => 3,
+        _ => 1,
+    }
 }
 
 fn name_of(t: &'static TypeDesc) -> &'static str {
@@ -309,13 +361,18 @@ pub fn emit(a: &AluInstr, scope: &Scope) -> Result<Vec<AluInst>, Error> {
     let steps = steps(a, dst_ty)?;
     let pred = match a.pred {
         None => 0,
-        Some(_) if steps.iter().any(|s| s.opcode == FMINMAX) => {
+        Some(_) if steps.iter().any(|s| s.op_ext.is_some()) => {
+            let which = if steps.iter().any(|s| s.opcode == CMP) {
+                "vISA cmp has no predicate field (its relation byte takes its place)"
+            } else {
+                "vISA min/max (FMINMAX) has no predicate field"
+            };
             return Err(Error::Unsupported(Unsupported::new(
                 format!("a predicated {}", a.op),
                 Isa::Visa,
                 Isa::Visa,
-                "vISA min/max (FMINMAX) has no predicate field",
-            )))
+                which,
+            )));
         }
         Some(p) if p.index == 0 || u32::from(p.index) > super::names::MAX_PREDICATE_ID => {
             return Err(rule(
@@ -595,21 +652,40 @@ pub fn lift(run: &[&str], scope: &Scope) -> Option<(AluInstr, usize)> {
         "inv" => &[AluOp::FRcp],
         "shl" => &[AluOp::I16ToF32],
         "and" => &[AluOp::U16ToF32],
+        "bfi" => &[AluOp::InsertField],
+        "bfe" => &[AluOp::ExtractFieldSigned],
+        "mad" => &[AluOp::FFma],
+        "log" => &[AluOp::FLog2],
+        "cmp.ge" => &[AluOp::FSetGeAbs],
         _ => return None,
     };
     let (dst, srcs) = operands.split_first()?;
     for &op in ops {
+        // vISA's bfi/bfe take the field as two operands (width, offset) where the IR has one.
         let n = match op {
-            AluOp::FMul | AluOp::FMaxAbs | AluOp::FMaxRightAbs => 2,
-            _ => 1,
+            AluOp::InsertField => 4,
+            AluOp::ExtractFieldSigned => 3,
+            _ => n_sources(op),
         };
         if srcs.len() < n {
             continue;
         }
+        let srcs = if op.field_operand().is_some() {
+            // `width offset value [base]`: the IR's control word goes last.
+            let small = |s: &Scalar| match s {
+                Scalar::Imm(i) if i.bits < 256 => Some(i.bits as u8),
+                _ => None,
+            };
+            let mut v = srcs[2..n].to_vec();
+            v.push(crate::ir::field_imm(small(&srcs[1])?, small(&srcs[0])?));
+            v
+        } else {
+            srcs[..n].to_vec()
+        };
         let a = AluInstr {
             op,
             dst: *dst,
-            srcs: srcs[..n].to_vec(),
+            srcs,
             pred,
             exec: Some(exec),
             span: Default::default(),
