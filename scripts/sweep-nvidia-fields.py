@@ -188,6 +188,10 @@ def write_fields(forms, results, sms):
         '# spellings differ by SM has one row per group of SMs. `invalid` lists the values',
         '# nvdisasm prints with an INVALID spelling (printed by texlate disasm, refused by asm and',
         '# translate); `undecodable` those it refuses (refused by texlate disasm too).',
+        '#',
+        '# The decoder (src/isa/nvidia/table.rs) reads the head of this file, up to the first',
+        '# [[field]] row: `sms` and the [invalid] table. The [[field]] rows are the evidence, checked',
+        '# against mappings/nvidia.toml by tests/nvidia_field_sweep.rs.',
         'sms = [%s]' % ', '.join(toml_str(s) for s in sms),
     ]
     # The INVALID... spellings, by the nvidia.toml value table each field's codes index (the

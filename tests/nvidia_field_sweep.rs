@@ -56,6 +56,14 @@ impl Counts {
     /// nvdisasm prints as another instruction (a flipped opcode bit) is not a texture
     /// instruction: texlate's `--hex` refuses it as such.
     fn check(&mut self, sm: Sm, word: &str, text: &str) {
+        // Every word that decodes encodes back to itself (INVALID… values, raw bits included).
+        let w = u64::from_str_radix(word, 16).expect("a hex word");
+        if let Ok(Some(inst)) = texlate::isa::nvidia::decode_word_on(w, sm) {
+            if texlate::isa::nvidia::encode_word(&inst) != Ok(w) {
+                self.mismatches
+                    .push(format!("{sm} {word}: does not encode back ({inst:?})"));
+            }
+        }
         let got = disasm_hex(&[word], sm);
         let ok = match (text, &got) {
             ("UNDECODABLE", Err(Error::Decode(d))) => {
@@ -395,6 +403,20 @@ fn the_generated_table_matches_the_decoder_tables() {
             (Some(i64::from(f.lo)), Some(i64::from(f.width))),
             "{form_name} {field}"
         );
+        // A one-bit flag prints on the SMs that decode it, and nothing past its last SM.
+        if let (1, Some(values)) = (f.width, row.get("values")) {
+            let set = values["1"].as_str().unwrap();
+            for &sm in &sms {
+                if sm > f.until {
+                    assert_eq!(set, "=", "{form_name} {field} on {sm}: past {}", f.until);
+                } else if sm >= f.sm.max(form.sm) {
+                    assert!(
+                        set != "=" && set != "UNDECODABLE",
+                        "{form_name} {field} on {sm}"
+                    );
+                }
+            }
+        }
         let Some(undecodable) = row.get("undecodable").and_then(|u| u.as_array()) else {
             continue;
         };
@@ -419,4 +441,24 @@ fn the_generated_table_matches_the_decoder_tables() {
         }
     }
     assert!(checked > 200, "{checked}");
+    // The decoder reads the file's head only: it holds the whole [invalid] table.
+    let head: toml::Value = toml::from_str(texlate::isa::nvidia::table::fields_head()).unwrap();
+    assert_eq!(head["invalid"], doc["invalid"]);
+    assert!(head.get("field").is_none());
+    let invalid = &table.invalid;
+    for (name, t) in [
+        ("lod", &invalid.lod),
+        ("offset_mode", &invalid.offset_mode),
+        ("comps_quad", &invalid.comps_quad),
+    ] {
+        let from_file = doc["invalid"][name].as_table().unwrap();
+        assert_eq!(from_file.len(), t.len(), "{name}");
+        assert!(!t.is_empty(), "{name}");
+        for (code, spelling) in t {
+            assert_eq!(
+                from_file[&code.to_string()].as_str(),
+                Some(spelling.as_str())
+            );
+        }
+    }
 }
