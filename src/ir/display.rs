@@ -188,80 +188,81 @@ impl Display for ResRef {
     }
 }
 
-fn list(out: &mut String, items: &[Scalar]) {
-    out.push('(');
+fn list(f: &mut Formatter<'_>, items: &[Scalar]) -> fmt::Result {
+    f.write_char('(')?;
     for (i, s) in items.iter().enumerate() {
         if i > 0 {
-            out.push_str(", ");
+            f.write_str(", ")?;
         }
-        let _ = write!(out, "{s}");
+        s.fmt(f)?;
     }
-    out.push(')');
+    f.write_char(')')
 }
 
 impl Display for TexInstr {
     /// `op dim lod [operands] -> dst`, with only the parts the instruction has.
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        let mut s = String::new();
+        // Written straight into `f`: this runs for every instruction of a Report, where a
+        // buffer per instruction cost as much as the text itself.
         if let Some(p) = self.pred {
-            let _ = write!(s, "@{}p{} ", if p.negate { "!" } else { "" }, p.index);
+            write!(f, "@{}p{} ", if p.negate { "!" } else { "" }, p.index)?;
         }
-        let _ = write!(s, "{} {}", self.op, self.dim);
+        write!(f, "{} {}", self.op, self.dim)?;
         match &self.lod {
             Lod::Implicit => {}
-            Lod::Zero => s.push_str(" lod=0"),
+            Lod::Zero => f.write_str(" lod=0")?,
             Lod::Bias(b) => {
-                let _ = write!(s, " bias={b}");
+                write!(f, " bias={b}")?;
             }
             Lod::Level(l) => {
-                let _ = write!(s, " lod={l}");
+                write!(f, " lod={l}")?;
             }
             Lod::Grad { dx, dy } => {
-                s.push_str(" ddx=");
-                list(&mut s, dx);
-                s.push_str(" ddy=");
-                list(&mut s, dy);
+                f.write_str(" ddx=")?;
+                list(f, dx)?;
+                f.write_str(" ddy=")?;
+                list(f, dy)?;
             }
         }
-        let _ = write!(s, " tex={}", self.texture);
+        write!(f, " tex={}", self.texture)?;
         if let Some(smp) = &self.sampler {
-            let _ = write!(s, " smp={smp}");
+            write!(f, " smp={smp}")?;
         }
         if !self.coord.is_empty() {
-            s.push_str(" coord=");
-            list(&mut s, &self.coord);
+            f.write_str(" coord=")?;
+            list(f, &self.coord)?;
         }
         if let Some(a) = self.array_index {
-            let _ = write!(s, " layer={a}");
+            write!(f, " layer={a}")?;
         }
         if let Some(r) = self.depth_ref {
-            let _ = write!(s, " ref={r}");
+            write!(f, " ref={r}")?;
         }
         if let Some(m) = self.min_lod {
-            let _ = write!(s, " min_lod={m}");
+            write!(f, " min_lod={m}")?;
         }
         if let Some(si) = self.sample_index {
-            let _ = write!(s, " sample={si}");
+            write!(f, " sample={si}")?;
         }
         if !self.mcs.is_empty() {
-            s.push_str(" mcs=");
-            list(&mut s, &self.mcs);
+            f.write_str(" mcs=")?;
+            list(f, &self.mcs)?;
         }
         match &self.offset {
             Offset::None => {}
             Offset::Imm([u, v, w]) => {
-                let _ = write!(s, " offset=({u}, {v}, {w})");
+                write!(f, " offset=({u}, {v}, {w})")?;
             }
             Offset::Dynamic(regs) => {
-                s.push_str(" offset=");
-                list(&mut s, regs);
+                f.write_str(" offset=")?;
+                list(f, regs)?;
             }
             Offset::Packed(r) => {
-                let _ = write!(s, " offset=packed({r})");
+                write!(f, " offset=packed({r})")?;
             }
             Offset::PerTexel(regs) => {
-                s.push_str(" offsets=");
-                list(&mut s, regs);
+                f.write_str(" offsets=")?;
+                list(f, regs)?;
             }
         }
         let flags = [
@@ -273,34 +274,40 @@ impl Display for TexInstr {
         ];
         for (on, name) in flags {
             if on {
-                let _ = write!(s, " {name}");
+                write!(f, " {name}")?;
             }
         }
         match (self.coord_type, self.result_type) {
             (None, None) => {}
             (c, r) => {
-                let show = |t: Option<ScalarType>| t.map_or("-".to_string(), |t| t.to_string());
-                let _ = write!(s, " types={}->{}", show(c), show(r));
+                let show = |f: &mut Formatter<'_>, t: Option<ScalarType>| match t {
+                    Some(t) => t.fmt(f),
+                    None => f.write_str("-"),
+                };
+                f.write_str(" types=")?;
+                show(f, c)?;
+                f.write_str("->")?;
+                show(f, r)?;
             }
         }
-        s.push_str(" -> ");
+        f.write_str(" -> ")?;
         let mut first = true;
         for (c, d) in self.dst.iter().enumerate() {
             if let Some(d) = d {
                 if !first {
-                    s.push(' ');
+                    f.write_char(' ')?;
                 }
                 first = false;
-                let _ = write!(s, "{}={d}", CHANNELS[c]);
+                write!(f, "{}={d}", CHANNELS[c])?;
             }
         }
         if first {
-            s.push_str("none");
+            f.write_str("none")?;
         }
         if let Some(st) = self.status_dst {
-            let _ = write!(s, " status={st}");
+            write!(f, " status={st}")?;
         }
-        f.write_str(&s)
+        Ok(())
     }
 }
 

@@ -341,6 +341,45 @@ pub struct TexInstr {
     pub origin: Origin,
 }
 
+/// The one walk over a [`TexInstr`]'s source operands, for [`TexInstr::for_each_source`]
+/// (`iter`, shared references) and [`TexInstr::for_each_source_mut`] (`iter_mut`, `mut`), so
+/// the reading and the rewriting visitors cannot drift apart.
+macro_rules! visit_sources {
+    ($t:ident, $f:ident, $iter:ident $(, $m:ident)?) => {{
+        if let ResRef::Handle(h) = &$($m)? $t.texture {
+            $f(h);
+        }
+        if let Some(ResRef::Handle(h)) = &$($m)? $t.sampler {
+            $f(h);
+        }
+        $t.coord.$iter().for_each(&mut $f);
+        if let Some(a) = &$($m)? $t.array_index {
+            $f(a);
+        }
+        match &$($m)? $t.lod {
+            Lod::Bias(s) | Lod::Level(s) => $f(s),
+            Lod::Grad { dx, dy } => dx.$iter().chain(dy.$iter()).for_each(&mut $f),
+            Lod::Implicit | Lod::Zero => {}
+        }
+        for s in [
+            &$($m)? $t.min_lod,
+            &$($m)? $t.depth_ref,
+            &$($m)? $t.sample_index,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            $f(s);
+        }
+        match &$($m)? $t.offset {
+            Offset::Packed(s) => $f(s),
+            Offset::Dynamic(v) | Offset::PerTexel(v) => v.$iter().for_each(&mut $f),
+            Offset::None | Offset::Imm(_) => {}
+        }
+        $t.mcs.$iter().for_each(&mut $f);
+    }};
+}
+
 impl TexInstr {
     /// A new instruction with every optional part absent.
     pub fn new(op: TexOp, texture: ResRef, origin: Origin) -> Self {
@@ -372,37 +411,13 @@ impl TexInstr {
     /// Calls `f` on every scalar the instruction reads, in a fixed order: handle, coordinates,
     /// layer, LOD/bias/gradients, min-LOD, reference, offsets, sample index, MCS.
     pub fn for_each_source_mut(&mut self, mut f: impl FnMut(&mut Scalar)) {
-        if let ResRef::Handle(h) = &mut self.texture {
-            f(h);
-        }
-        if let Some(ResRef::Handle(h)) = &mut self.sampler {
-            f(h);
-        }
-        self.coord.iter_mut().for_each(&mut f);
-        if let Some(a) = &mut self.array_index {
-            f(a);
-        }
-        match &mut self.lod {
-            Lod::Bias(s) | Lod::Level(s) => f(s),
-            Lod::Grad { dx, dy } => dx.iter_mut().chain(dy.iter_mut()).for_each(&mut f),
-            Lod::Implicit | Lod::Zero => {}
-        }
-        for s in [
-            &mut self.min_lod,
-            &mut self.depth_ref,
-            &mut self.sample_index,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            f(s);
-        }
-        match &mut self.offset {
-            Offset::Packed(s) => f(s),
-            Offset::Dynamic(v) | Offset::PerTexel(v) => v.iter_mut().for_each(&mut f),
-            Offset::None | Offset::Imm(_) => {}
-        }
-        self.mcs.iter_mut().for_each(&mut f);
+        visit_sources!(self, f, iter_mut, mut);
+    }
+
+    /// [`TexInstr::for_each_source_mut`] without the write access (and without a copy of
+    /// the instruction: readers run on every instruction of every pass).
+    pub fn for_each_source(&self, mut f: impl FnMut(&Scalar)) {
+        visit_sources!(self, f, iter);
     }
 
     /// Calls `f` on every scalar the instruction writes: result channels, then the status.
@@ -415,9 +430,8 @@ impl TexInstr {
 
     /// Every scalar the instruction reads (see [`TexInstr::for_each_source_mut`]).
     pub fn sources(&self) -> Vec<Scalar> {
-        let mut copy = self.clone();
-        let mut out = Vec::new();
-        copy.for_each_source_mut(|s| out.push(*s));
+        let mut out = Vec::with_capacity(8);
+        self.for_each_source(|s| out.push(*s));
         out
     }
 
