@@ -279,31 +279,42 @@ pub(super) fn opaque_text_inst(o: &Opaque) -> Option<(NvInst, u32)> {
 
 /// `/* 0x… */` for a word.
 fn hex_text(word: u64) -> String {
-    format!("/* {word:#018x} */")
-}
-
-fn pad_to(s: &mut String, column: usize) {
-    let n = column.saturating_sub(s.len()).max(1);
-    s.push_str(&" ".repeat(n));
-}
-
-/// The lines of one texture instruction in a listing.
-fn tex_lines(text: &str, word: u64, layout: &ListingLine) -> String {
-    let mut s = format!("{}{text}{}{}", layout.lead, layout.gap, layout.terminator);
-    if let Some(col) = layout.hex_column {
-        pad_to(&mut s, col);
-        s.push_str(&hex_text(word));
-    }
-    s.push_str(&layout.trailing);
-    if let Some(col) = layout.hex_next_line {
-        s.push('\n');
-        let mut next = String::new();
-        pad_to(&mut next, col);
-        next.truncate(col);
-        next.push_str(&hex_text(word));
-        s.push_str(&next);
-    }
+    let mut s = String::with_capacity(24);
+    push_hex_comment(&mut s, word);
     s
+}
+
+/// Appends `/* 0x…16 digits… */`, the encoding comment of `word`.
+fn push_hex_comment(out: &mut String, word: u64) {
+    out.push_str("/* ");
+    push_hex16(out, word);
+    out.push_str(" */");
+}
+
+/// Pads the line that starts at byte `line_start` of `out` with spaces up to `column`, with
+/// at least one space.
+fn pad_to(out: &mut String, line_start: usize, column: usize) {
+    let n = column.saturating_sub(out.len() - line_start).max(1);
+    out.extend(std::iter::repeat_n(' ', n));
+}
+
+/// Appends the lines of one texture instruction in a listing, ended (but for the last) by
+/// `nl`: written into the listing's buffer, as this runs once per instruction.
+fn write_tex_lines(out: &mut String, text: &str, word: u64, layout: &ListingLine, nl: &str) {
+    let line_start = out.len();
+    for part in [&layout.lead, text, &layout.gap, &layout.terminator] {
+        out.push_str(part);
+    }
+    if let Some(col) = layout.hex_column {
+        pad_to(out, line_start, col);
+        push_hex_comment(out, word);
+    }
+    out.push_str(&layout.trailing);
+    if let Some(col) = layout.hex_next_line {
+        out.push_str(nl);
+        out.extend(std::iter::repeat_n(' ', col));
+        push_hex_comment(out, word);
+    }
 }
 
 /// Prints a program: a listing back with its layout, anything else as an nvdisasm-style
@@ -397,7 +408,8 @@ fn print_listing(p: &Program, crlf: bool, final_newline: bool) -> Result<String,
         }
     }
     let nl = if crlf { "\r\n" } else { "\n" };
-    let mut out = String::new();
+    // An nvdisasm line is ~90 bytes: sized once rather than regrown through the listing.
+    let mut out = String::with_capacity(p.items.len() * 96);
     for (k, item) in p.items.iter().enumerate() {
         if k > 0 {
             out.push_str(nl);
@@ -408,17 +420,17 @@ fn print_listing(p: &Program, crlf: bool, final_newline: bool) -> Result<String,
                     continue;
                 };
                 match extras_of(t).and_then(|x| x.listing.as_ref()) {
-                    Some(layout) => out.push_str(&tex_lines(text, *word, layout).replace('\n', nl)),
+                    Some(layout) => write_tex_lines(&mut out, text, *word, layout, nl),
                     None => out.push_str(text),
                 }
             }
             Item::Comment(c) => out.push_str(&crate::isa::comment_line(&c.text)),
             Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia)),
             Item::Opaque(o) => {
-                let text = o
-                    .text
-                    .clone()
-                    .unwrap_or_else(|| hex_text(word_of(&o.bytes)));
+                let text = match &o.text {
+                    Some(text) => std::borrow::Cow::Borrowed(text.as_str()),
+                    None => std::borrow::Cow::Owned(hex_text(word_of(&o.bytes))),
+                };
                 let slots = ctrl_patch.get(&k).map_or(&[][..], Vec::as_slice);
                 match hex_comment(&text) {
                     Some((col, ctrl, end)) if !slots.is_empty() => {
@@ -426,7 +438,7 @@ fn print_listing(p: &Program, crlf: bool, final_newline: bool) -> Result<String,
                             control::with_phase(c, *slot, *phase)
                         });
                         out.push_str(&text[..col]);
-                        out.push_str(&hex_text(patched));
+                        push_hex_comment(&mut out, patched);
                         out.push_str(&text[end..]);
                     }
                     _ => out.push_str(&text),
