@@ -2,7 +2,6 @@
 //! (`--json`, schema in README): bindings and register map used, every emitted instruction
 //! with its source instruction and the rules applied, moves and temporaries, warnings.
 
-use std::collections::HashMap;
 use std::fmt;
 
 use serde::Serialize;
@@ -118,6 +117,16 @@ fn location_key(span: Span) -> (u32, u32, usize) {
     }
 }
 
+/// `item`'s canonical IR text, in a buffer sized for a typical instruction's line: a Report
+/// holds one per source and per emitted instruction, and growing each from empty cost more
+/// than writing it.
+fn ir_text(item: &impl fmt::Display) -> String {
+    use fmt::Write as _;
+    let mut s = String::with_capacity(128);
+    let _ = write!(s, "{item}");
+    s
+}
+
 fn bindings_report(b: &Bindings) -> Vec<BindingReport> {
     b.rows
         .iter()
@@ -156,36 +165,51 @@ impl Report {
         stage: Option<Stage>,
     ) -> Report {
         let (from, to) = (source.isa, ir.isa);
-        // Notes and emitted items find their instruction by source location: one map each
-        // way keeps the Report linear in the program (a search per item was quadratic).
-        let mut rules: HashMap<(u32, u32, usize), Vec<String>> = HashMap::new();
-        for n in &ctx.notes {
-            rules
-                .entry(location_key(n.span))
-                .or_default()
-                .push(format!("{}: {}", n.pass, n.detail));
-        }
-        let mut index: HashMap<(u32, u32, usize), usize> = HashMap::new();
+        // Notes and emitted items find their instruction by source location. One table
+        // sorted by location (the first source instruction at each) answers every look-up by
+        // binary search: the Report stays linear-logarithmic in the program without hashing,
+        // and the sort is linear on a source, which comes in location order.
         let mut instructions: Vec<InstructionReport> = Vec::new();
+        let mut index: Vec<((u32, u32, usize), usize)> = Vec::new();
         for t in source.tex_instrs() {
-            let key = location_key(t.span);
-            index.entry(key).or_insert(instructions.len());
-            let rules = rules.get(&key).cloned().unwrap_or_default();
+            index.push((location_key(t.span), instructions.len()));
             instructions.push(InstructionReport {
                 source: location(t.span),
-                ir: t.to_string(),
+                ir: ir_text(t),
                 emitted: Vec::new(),
-                rules,
+                rules: Vec::new(),
                 moves: 0,
             });
         }
+        // Stable, so that of several instructions at one location the first is kept.
+        index.sort_by_key(|&(key, _)| key);
+        index.dedup_by_key(|&mut (key, _)| key);
+        let find = |span: Span| {
+            index
+                .binary_search_by_key(&location_key(span), |&(key, _)| key)
+                .ok()
+                .map(|k| index[k].1)
+        };
+        for n in &ctx.notes {
+            if let Some(i) = find(n.span) {
+                instructions[i]
+                    .rules
+                    .push([n.pass, ": ", &n.detail].concat());
+            }
+        }
+        // Every instruction at a location carries the rules that fired there.
+        for (i, t) in source.tex_instrs().enumerate() {
+            if let Some(first) = find(t.span).filter(|&first| first != i) {
+                instructions[i].rules = instructions[first].rules.clone();
+            }
+        }
         for item in &ir.items {
             let (span, text, alu) = match item {
-                Item::Tex(t) => (t.span, t.to_string(), false),
-                Item::Alu(a) => (a.span, a.to_string(), true),
+                Item::Tex(t) => (t.span, ir_text(t), false),
+                Item::Alu(a) => (a.span, ir_text(a), true),
                 _ => continue,
             };
-            if let Some(&i) = index.get(&location_key(span)) {
+            if let Some(i) = find(span) {
                 let r = &mut instructions[i];
                 r.emitted.push(text);
                 r.moves += usize::from(alu);
