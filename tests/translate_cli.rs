@@ -385,7 +385,7 @@ fn check_of_an_identity_translation_agrees() {
 #[test]
 fn report_warnings_are_shown_with_the_output() {
     let input: String = (0..7)
-        .map(|k| format!("sample_3d.RGBA (M1, 16)  0x0:uw S0 T6 V004{k}.0 V0041.0 V0042.0\n"))
+        .map(|k| format!("sample_3d.RGBA (M5, 16)  0x0:uw S0 T6 V004{k}.0 V0041.0 V0042.0\n"))
         .collect();
     let dir = scratch(
         "warnings",
@@ -414,7 +414,7 @@ fn report_warnings_are_shown_with_the_output() {
     let out = stdout(&json);
     let listed = out
         .lines()
-        .filter(|l| l.contains(", column 1: SIMD16 (mask M1) dropped"))
+        .filter(|l| l.contains(", column 1: SIMD16 (mask M5) dropped"))
         .count();
     assert_eq!(listed, 7, "{out}");
 }

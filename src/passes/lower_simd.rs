@@ -2,7 +2,8 @@
 //!
 //! Rule: a vISA target runs every instruction at the `--simd` width (8 or 16; default 16,
 //! IGC's usual pixel-shader width) with the first execution mask (`M1`); per-lane targets
-//! (DX, NVIDIA) have none, and a vISA source's exec size and mask are dropped with a note.
+//! (DX, NVIDIA) have none, and a vISA source's exec size and mask are dropped with a note,
+//! a Report warning where the mask is not `M1` (another lane group, or `_NM`).
 
 use super::PassContext;
 use crate::error::Error;
@@ -35,15 +36,23 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
         }
     }
     for (span, e) in dropped {
-        ctx.warn(
-            span,
-            "lower_simd",
-            format!(
-                "SIMD{} (mask M{}) dropped: the target runs per lane",
-                e.size,
-                (e.mask & 7) + 1
-            ),
+        let group = format!(
+            "M{}{}",
+            (e.mask & 7) + 1,
+            if e.mask & 8 != 0 { "_NM" } else { "" }
         );
+        let detail = format!(
+            "SIMD{} (mask {group}) dropped: the target runs per lane",
+            e.size
+        );
+        // `M1` under the dispatch mask is every lane of the kernel, one per thread of a
+        // per-lane target: nothing is lost. Another lane group, or `_NM` (inactive lanes run
+        // too), is not what a per-lane target does: a warning.
+        if e.mask == 0 {
+            ctx.note(span, "lower_simd", detail);
+        } else {
+            ctx.warn(span, "lower_simd", detail);
+        }
     }
     Ok(items)
 }

@@ -4,8 +4,8 @@
 //!
 //! Rule (`mappings/rules.toml` `offset_packed_dynamic_gather`, `offset_packed_u_high_gather`):
 //! each field of the source's packing (`mappings/targets.toml` `packed_offset_gather`: NVIDIA
-//! TLD4 6-bit fields at bits 5:0 and 13:8, research/nvidia.md §4; vISA aoffimmi 4-bit U[11:8]
-//! V[7:4], seeds/visa-3D_SAMPLE.md) sign-extended into its own register by one
+//! TLD4 6-bit fields at bits 5:0 and 13:8, research/nvidia.md §4; vISA aoffimmi 4-bit
+//! `U[11:8] V[7:4]`, seeds/visa-3D_SAMPLE.md) sign-extended into its own register by one
 //! `ExtractFieldSigned` (DX `ibfe`, vISA `bfe` on `d`, the signed bit-field extract PTX
 //! `bfe.s32` compiles to). `gather4_po` honours the low 6 bits of each offset (Microsoft's
 //! gather4_po reference): a sign-extended 6- or 4-bit field reads back as itself. Gathers are

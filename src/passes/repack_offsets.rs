@@ -1,6 +1,6 @@
 //! repack_offsets: offsets packed in a register by the source's layout moved into the
-//! target's (a vISA aoffimmi variable U[11:8] V[7:4] R[3:0] → NVIDIA `.AOFFI` U[3:0] V[7:4]
-//! R[11:8], or for `sample4` TLD4's 6-bit fields at an 8-bit stride).
+//! target's (a vISA aoffimmi variable `U[11:8] V[7:4] R[3:0]` → NVIDIA `.AOFFI`
+//! `U[3:0] V[7:4] R[11:8]`, or for `sample4` TLD4's 6-bit fields at an 8-bit stride).
 //!
 //! Rule (`mappings/rules.toml` `offset_packed_u_high`, `offset_packed_u_high_gather`): each
 //! field of the source layout sign-extended
