@@ -782,12 +782,17 @@ impl AluInstr {
 /// Lifts runs of consecutive opaque items to `Item::Alu`: `lift` sees the opaque items from
 /// one position on and answers the ALU instruction the first `n` of them are, or `None`.
 /// The lifted item keeps those items ([`AluSource`]) and the first one's span.
+///
+/// Linear in the program: each run of opaque items is gathered once, the lifts are decided
+/// on borrowed items, and then every item is moved (not copied) into place.
 pub fn lift_alu(
     isa: Isa,
     items: &mut Vec<Item>,
     mut lift: impl FnMut(&[&Opaque]) -> Option<(AluInstr, usize)>,
 ) {
     let old = std::mem::take(items);
+    // The lifts, in order: (index of the first item, instruction, item count).
+    let mut lifts: Vec<(usize, AluInstr, usize)> = Vec::new();
     let mut i = 0;
     while i < old.len() {
         let run: Vec<&Opaque> = old[i..]
@@ -797,22 +802,41 @@ pub fn lift_alu(
                 _ => None,
             })
             .collect();
-        if !run.is_empty() {
-            if let Some((mut a, n)) = lift(&run) {
-                if n > 0 && n <= run.len() {
-                    a.span = run[0].span;
-                    a.origin = Origin::new(AluSource {
-                        isa,
-                        items: run[..n].iter().map(|o| (*o).clone()).collect(),
-                    });
-                    items.push(Item::Alu(Box::new(a)));
-                    i += n;
-                    continue;
+        let mut j = 0;
+        while j < run.len() {
+            match lift(&run[j..]) {
+                Some((a, n)) if n > 0 && n <= run.len() - j => {
+                    lifts.push((i + j, a, n));
+                    j += n;
                 }
+                _ => j += 1,
             }
         }
-        items.push(old[i].clone());
-        i += 1;
+        i += run.len().max(1);
+    }
+    items.reserve(old.len());
+    let mut lifts = lifts.into_iter().peekable();
+    let mut old = old.into_iter().enumerate();
+    while let Some((k, item)) = old.next() {
+        let Some((_, mut a, n)) = lifts.next_if(|(first, _, _)| *first == k) else {
+            items.push(item);
+            continue;
+        };
+        let sources: Vec<Opaque> = std::iter::once(item)
+            .chain(old.by_ref().take(n - 1).map(|(_, item)| item))
+            .filter_map(|item| match item {
+                Item::Opaque(o) => Some(o),
+                _ => None,
+            })
+            .collect();
+        if let Some(first) = sources.first() {
+            a.span = first.span;
+        }
+        a.origin = Origin::new(AluSource {
+            isa,
+            items: sources,
+        });
+        items.push(Item::Alu(Box::new(a)));
     }
 }
 
