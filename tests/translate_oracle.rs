@@ -767,7 +767,14 @@ fn offset_emulations_are_accepted() {
 
 /// Translates every source to each other ISA and gives each translation to the target's
 /// vendor tool; prints the counts and fails on a rejection not known.
+/// One tier runs at a time: the tests of this file share the vendor tools (Wine's prefix and
+/// server, the tools' scratch files), which do not take two batches at once.
+static TOOLS: Mutex<()> = Mutex::new(());
+
 fn run_tier(corpora: Corpora) {
+    let _tools = TOOLS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let Corpora {
         nvidia,
         dxbc,
