@@ -335,24 +335,56 @@ pub fn disasm_to_with(
     read: ReadOptions,
     out: &mut dyn Write,
 ) -> Result<(usize, usize), FileError> {
+    if let DisasmInput::Whole(bytes) = &input {
+        if let Some(o) = disasm_special(isa, name, bytes)? {
+            out.write_all(&o.bytes)
+                .and_then(|()| out.flush())
+                .map_err(FileError::Write)?;
+            return Ok((o.instructions, o.texture_instructions));
+        }
+    }
+    stream_to(isa, name, input, out, |input, out| {
+        stream::disasm_with(isa, input, read, out)
+    })
+}
+
+/// The identity translation of one input of `isa` into `out`, as `translate --from X --to X`
+/// writes it, streamed where the codec streams it ([`crate::stream::transcode`]: an NVIDIA
+/// word stream to binary is checked and copied word by word, in flat memory). Returns the
+/// items and texture instructions read.
+pub fn transcode_to_with(
+    isa: Isa,
+    name: &str,
+    input: DisasmInput,
+    read: ReadOptions,
+    emit: Form,
+    out: &mut dyn Write,
+) -> Result<(usize, usize), FileError> {
+    stream_to(isa, name, input, out, |input, out| {
+        stream::transcode(isa, input, read, emit, out)
+    })
+}
+
+/// Runs a stream over `input` into `out`, telling the output's I/O errors from the input's
+/// and quoting the input in a rejection's diagnostic.
+fn stream_to(
+    isa: Isa,
+    name: &str,
+    input: DisasmInput,
+    out: &mut dyn Write,
+    run: impl FnOnce(&mut dyn stream::Input, &mut dyn Write) -> Result<stream::Stats, StreamError>,
+) -> Result<(usize, usize), FileError> {
     let mut out = Tracked {
         inner: out,
         failed: false,
     };
     let (result, path, bytes) = match input {
         DisasmInput::Whole(bytes) => {
-            if let Some(o) = disasm_special(isa, name, &bytes)? {
-                out.write_all(&o.bytes)
-                    .and_then(|()| out.flush())
-                    .map_err(FileError::Write)?;
-                return Ok((o.instructions, o.texture_instructions));
-            }
-            let mut cursor = io::Cursor::new(&bytes[..]);
-            let result = stream::disasm_with(isa, &mut cursor, read, &mut out);
+            let result = run(&mut io::Cursor::new(&bytes[..]), &mut out);
             (result, None, bytes)
         }
         DisasmInput::Streamed { path, mut file } => {
-            let result = stream::disasm_with(isa, &mut file, read, &mut out);
+            let result = run(&mut file, &mut out);
             (result, Some(path), Vec::new())
         }
     };

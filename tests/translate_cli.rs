@@ -418,3 +418,53 @@ fn report_warnings_are_shown_with_the_output() {
         .count();
     assert_eq!(listed, 7, "{out}");
 }
+
+/// An NVIDIA identity translation of a word stream to binary streams (word by word, flat
+/// memory): the same words out, and a malformed stream refused at its byte offset with
+/// nothing written.
+#[test]
+fn nvidia_identity_binary_streams_the_words() {
+    // Two bundles: a control word and three texture words each.
+    let words: [u64; 8] = [
+        0x001f_c800_fe20_07f6,
+        0xc03c_06e7_9067_0404,
+        0xdc38_06ef_9067_0404,
+        0xd830_06e0_6057_0404,
+        0x001f_c800_fe20_07f6,
+        0xc03c_06e7_9067_0404,
+        0xdc38_06ef_9067_0404,
+        0xd830_06e0_6057_0404,
+    ];
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let dir = scratch("nv-identity", &[]);
+    std::fs::write(dir.join("in.bin"), &bytes).unwrap();
+    let (input, out) = (p(&dir, "in.bin"), p(&dir, "out.bin"));
+    let args = [
+        "translate",
+        "--from",
+        "nvidia",
+        "--to",
+        "nvidia",
+        "--emit",
+        "binary",
+    ];
+    let o = texlate(&[&args[..], &[input.as_str(), "-o", out.as_str()][..]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&out).unwrap(), bytes);
+    // The same as the whole-program path (standard input is read whole).
+    let whole = Command::new(env!("CARGO_BIN_EXE_texlate"))
+        .args(args)
+        .arg("-")
+        .stdin(std::fs::File::open(dir.join("in.bin")).unwrap())
+        .output()
+        .unwrap();
+    assert!(whole.status.success(), "{}", stderr(&whole));
+    assert_eq!(whole.stdout, bytes);
+    // 4 bytes short of a word: refused at the offset, no output file.
+    std::fs::write(dir.join("bad.bin"), &bytes[..60]).unwrap();
+    let (bad, bad_out) = (p(&dir, "bad.bin"), p(&dir, "bad.out"));
+    let o = texlate(&[&args[..], &[bad.as_str(), "-o", bad_out.as_str()][..]].concat());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("byte offset 0x38"), "{}", stderr(&o));
+    assert!(!dir.join("bad.out").exists());
+}

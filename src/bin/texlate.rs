@@ -676,7 +676,32 @@ fn run(cli: Cli, color: bool) -> Result<(), Failure> {
                 let job = batch::Job::Translate(Box::new(options));
                 return run_batch(job, &input, output.as_deref(), batch_args, json, color);
             }
-            let source = Source::read(&input[0])?;
+            // An NVIDIA identity translation of a file streams (flat memory, word by word);
+            // its Report (`--json`) and the bindings and register-map files (read and
+            // checked even when nothing is moved) need the whole-program path.
+            let file = &input[0];
+            let streams = options.from == Isa::Nvidia
+                && options.to == Isa::Nvidia
+                && !json
+                && options.bindings.is_none()
+                && options.regmap.is_none()
+                && file.as_os_str() != "-";
+            if streams {
+                let name = file.display().to_string();
+                let source =
+                    batch::DisasmInput::open(file).map_err(|e| io_error("reading", file, e))?;
+                return stream_output(output.as_deref(), &name, |out| {
+                    batch::transcode_to_with(
+                        options.from,
+                        &name,
+                        source,
+                        options.read,
+                        options.emit,
+                        out,
+                    )
+                });
+            }
+            let source = Source::read(file)?;
             let mut notes = Vec::new();
             let result = batch::translate_input(&source.name, &source.bytes, &options, &mut notes);
             notes.iter().for_each(print_note);
