@@ -78,6 +78,28 @@ fn hex_value(digit: u8) -> u8 {
     }
 }
 
+/// Writes `bytes` as lowercase hex pairs onto `out`, `sep` between pairs (`"0a 1b"` with
+/// `" "`, `"0a1b"` with `""`): the one spelling of raw bytes in listings, comments and
+/// messages.
+pub fn push_bytes_hex(out: &mut String, bytes: &[u8], sep: &str) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(bytes.len() * (2 + sep.len()));
+    for (i, b) in bytes.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
+    }
+}
+
+/// [`push_bytes_hex`] into a new string.
+pub fn bytes_hex(bytes: &[u8], sep: &str) -> String {
+    let mut s = String::new();
+    push_bytes_hex(&mut s, bytes, sep);
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,5 +123,15 @@ mod tests {
         assert!(e.reason.contains("word 2"), "{}", e.reason);
         assert!(parse_hex_words(&["123456789"], HexUnit::Dword).is_err());
         assert!(parse_hex_words(&["d83006e06057040"], HexUnit::Qword).is_err());
+    }
+
+    #[test]
+    fn bytes_are_spelled_as_lowercase_pairs() {
+        assert_eq!(bytes_hex(&[0x0a, 0x1b, 0xff, 0x00], " "), "0a 1b ff 00");
+        assert_eq!(bytes_hex(&[0xde, 0xad], ""), "dead");
+        assert_eq!(bytes_hex(&[], " "), "");
+        let all: Vec<u8> = (0..=255).collect();
+        let expected: Vec<String> = all.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(bytes_hex(&all, " "), expected.join(" "));
     }
 }

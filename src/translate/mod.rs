@@ -226,12 +226,7 @@ pub fn lower_program(source: &Program, options: &Options) -> Result<Lowered, Err
                 non_texture += 1;
                 let text = match &o.text {
                     Some(t) => t.trim_end().to_string(),
-                    None => o
-                        .bytes
-                        .iter()
-                        .map(|b| format!("{b:02x}"))
-                        .collect::<Vec<_>>()
-                        .join(" "),
+                    None => crate::isa::hex::bytes_hex(&o.bytes, " "),
                 };
                 if options.strict {
                     return Err(Error::Unsupported(

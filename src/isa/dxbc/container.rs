@@ -227,5 +227,5 @@ pub fn write_with_program(container: &Container, program: &[u8]) -> Vec<u8> {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::isa::hex::bytes_hex(bytes, "")
 }

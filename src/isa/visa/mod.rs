@@ -285,8 +285,7 @@ pub fn decode_hex(words: &[&str]) -> Result<Program, Error> {
 pub fn print_hex(p: &Program) -> Result<String, Error> {
     let mut out = String::new();
     for_each_encoded(p, |bytes| {
-        let line: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        out.push_str(&line.join(" "));
+        crate::isa::hex::push_bytes_hex(&mut out, bytes, " ");
         out.push('\n');
     })?;
     Ok(out)
