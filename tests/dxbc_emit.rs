@@ -16,14 +16,7 @@ use texlate::isa::{codec, dxbc, EmitOptions, Stage};
 
 mod support;
 
-fn snap(name: &str, value: String) {
-    insta::with_settings!({
-        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
-        prepend_module_to_snapshot => false,
-    }, {
-        insta::assert_snapshot!(name, value);
-    });
-}
+use support::snap;
 
 fn reg(file: RegFile, index: u32, sub: u32) -> Scalar {
     Scalar::Reg(Reg { file, index, sub })

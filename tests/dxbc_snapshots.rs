@@ -3,18 +3,11 @@
 
 mod dxbc_common;
 
+use dxbc_common::support::snap;
+
 use dxbc_common::{container_of, fix_checksum};
 use texlate::ir::display_program;
 use texlate::isa::dxbc;
-
-fn snap(name: &str, value: String) {
-    insta::with_settings!({
-        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
-        prepend_module_to_snapshot => false,
-    }, {
-        insta::assert_snapshot!(name, value);
-    });
-}
 
 const EVERY_OP: &str = include_str!("cases/dxbc/every_op.asm");
 

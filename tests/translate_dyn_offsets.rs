@@ -24,6 +24,8 @@ use texlate::{Form, Isa};
 
 mod support;
 
+use support::{hex_lines, snap};
+
 use support::translate_corpus::cases_in;
 
 const PASSES: [&str; 4] = [
@@ -48,14 +50,6 @@ fn agrees(src: &str, t: &Translation, o: &Options) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes
-        .chunks(32)
-        .map(|c| c.iter().map(|b| format!("{b:02x}")).collect::<String>())
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// Every case of `from` translated to `to`: the source line, the rules about its offsets,
@@ -100,19 +94,10 @@ fn direction(from: Isa, to: Isa) -> String {
             out,
             "-- binary ({} bytes)\n{}\n",
             binary.output.len(),
-            hex(&binary.output)
+            hex_lines(&binary.output)
         );
     }
     out
-}
-
-fn snap(name: &str, value: String) {
-    insta::with_settings!({
-        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
-        prepend_module_to_snapshot => false,
-    }, {
-        insta::assert_snapshot!(name, value);
-    });
 }
 
 #[test]

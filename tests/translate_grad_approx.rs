@@ -16,6 +16,8 @@ use std::process::Command;
 
 mod support;
 
+use support::snap;
+
 use texlate::ir::Isa;
 use texlate::isa::codec;
 use texlate::translate::{self, GradPolicy, Options, Translation};
@@ -102,15 +104,6 @@ fn instruction_line(src: &str) -> &str {
         .rev()
         .find(|l| l.starts_with("sample") || l.starts_with("TEX"))
         .unwrap_or("")
-}
-
-fn snap(name: &str, value: String) {
-    insta::with_settings!({
-        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
-        prepend_module_to_snapshot => false,
-    }, {
-        insta::assert_snapshot!(name, value);
-    });
 }
 
 fn approximation_snapshot(from: Isa) -> String {

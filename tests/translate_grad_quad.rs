@@ -23,6 +23,10 @@
 //! lane 0 and lane 1 differ), so the order of independent instructions within a region is
 //! the one thing not compared; [`exact_order_report`] prints where it differs.
 
+mod support;
+
+use support::snap;
+
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -444,15 +448,6 @@ fn a_different_sequence_is_told_apart() {
         })
         .collect();
     assert_ne!(normalise(&mutated, &f.roles, 4), theirs3);
-}
-
-fn snap(name: &str, value: String) {
-    insta::with_settings!({
-        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
-        prepend_module_to_snapshot => false,
-    }, {
-        insta::assert_snapshot!(name, value);
-    });
 }
 
 /// The emulated sources of each direction: 3D, cube, cube array, and gradients with compare.

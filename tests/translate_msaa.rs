@@ -17,6 +17,8 @@
 
 mod support;
 
+use support::snap;
+
 use std::fmt::Write as _;
 
 use texlate::check::{self, InitialFile, ReqOp, Value};
@@ -133,15 +135,6 @@ fn case_with(out: &mut String, title: &str, src: &str, o: Options) {
         c.pairs.len(),
         c.warnings.len()
     );
-}
-
-fn snap(name: &str, value: String) {
-    insta::with_settings!({
-        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
-        prepend_module_to_snapshot => false,
-    }, {
-        insta::assert_snapshot!(name, value);
-    });
 }
 
 /// One case: its title, source text and options.

@@ -10,15 +10,9 @@ use texlate::{isa, Form, Isa};
 
 mod support;
 
-use support::translate_corpus::translate_cases;
+use support::{hex_lines, snap};
 
-fn hex(bytes: &[u8]) -> String {
-    bytes
-        .chunks(32)
-        .map(|c| c.iter().map(|b| format!("{b:02x}")).collect::<String>())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
+use support::translate_corpus::translate_cases;
 
 fn direction(from: Isa, to: Isa) -> String {
     let mut out = String::new();
@@ -75,19 +69,10 @@ fn direction(from: Isa, to: Isa) -> String {
             out,
             "-- binary ({} bytes)\n{}\n",
             binary.output.len(),
-            hex(&binary.output)
+            hex_lines(&binary.output)
         );
     }
     out
-}
-
-fn snap(name: &str, value: String) {
-    insta::with_settings!({
-        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
-        prepend_module_to_snapshot => false,
-    }, {
-        insta::assert_snapshot!(name, value);
-    });
 }
 
 #[test]

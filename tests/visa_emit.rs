@@ -8,6 +8,8 @@
 
 mod support;
 
+use support::snap;
+
 use std::process::Command;
 
 use texlate::ir::{
@@ -16,15 +18,6 @@ use texlate::ir::{
 };
 use texlate::isa::{codec, EmitOptions};
 use texlate::{Isa, Program};
-
-fn snap(name: &str, value: String) {
-    insta::with_settings!({
-        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
-        prepend_module_to_snapshot => false,
-    }, {
-        insta::assert_snapshot!(name, value);
-    });
-}
 
 fn r(v: u32, sub: u32) -> Scalar {
     Scalar::Reg(Reg {

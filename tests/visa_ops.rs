@@ -2,6 +2,10 @@
 //! needed): it round-trips byte-identically, through the binary too, and each op's IR text,
 //! printed text and encoding are snapshots.
 
+mod support;
+
+use support::snap;
+
 use std::collections::BTreeMap;
 
 use texlate::ir::{Item, Lod, Offset, Origin, Reg, RegFile, ResRef, Scalar, TexInstr, TexOp};
@@ -9,15 +13,6 @@ use texlate::isa::visa;
 use texlate::{Isa, Program};
 
 const ALL_OPS: &str = include_str!("cases/visa/all_ops.visaasm");
-
-fn snap(name: &str, value: String) {
-    insta::with_settings!({
-        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
-        prepend_module_to_snapshot => false,
-    }, {
-        insta::assert_snapshot!(name, value);
-    });
-}
 
 /// `p` with only the texture instruction `t` (same declarations).
 fn single(p: &Program, t: &TexInstr) -> Program {

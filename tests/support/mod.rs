@@ -308,3 +308,22 @@ pub fn sources(from: Isa) -> Option<Vec<Source>> {
     }
     Some(out)
 }
+
+/// Asserts `value` against `snapshots/<name>.snap` (insta), the project's one snapshot folder.
+pub fn snap(name: &str, value: String) {
+    insta::with_settings!({
+        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
+        prepend_module_to_snapshot => false,
+    }, {
+        insta::assert_snapshot!(name, value);
+    });
+}
+
+/// `bytes` as lowercase hex, 32 bytes a line (binary outputs in snapshots).
+pub fn hex_lines(bytes: &[u8]) -> String {
+    bytes
+        .chunks(32)
+        .map(|c| texlate::isa::hex::bytes_hex(c, ""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
