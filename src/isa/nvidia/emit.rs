@@ -30,7 +30,7 @@
 //! listing, [`super::encode_binary`] the raw word stream, and [`super::parse_text`] reads the
 //! listing back.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::alu::{self, alu_table, pred_id, Unit};
 use super::control::BUNDLE_WORDS;
@@ -242,6 +242,42 @@ pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Erro
     Ok(layout(list, options))
 }
 
+/// A set of the register ids the scheduler tracks (R0..R254 as 0..254, predicates from 256,
+/// [`pred_id`]): a bitset over the ids below 512, any other id in a short list, so membership
+/// is exact for every id without hashing.
+#[derive(Clone, Default)]
+struct RegSet {
+    low: [u64; 8],
+    high: Vec<u16>,
+}
+
+impl RegSet {
+    fn insert(&mut self, r: u16) {
+        match self.low.get_mut(usize::from(r) / 64) {
+            Some(w) => *w |= 1 << (r % 64),
+            None if !self.high.contains(&r) => self.high.push(r),
+            None => {}
+        }
+    }
+
+    fn contains(&self, r: u16) -> bool {
+        match self.low.get(usize::from(r) / 64) {
+            Some(w) => w & (1 << (r % 64)) != 0,
+            None => self.high.contains(&r),
+        }
+    }
+
+    fn of(regs: &[u16]) -> RegSet {
+        let mut set = RegSet::default();
+        set.extend(regs);
+        set
+    }
+
+    fn extend(&mut self, regs: &[u16]) {
+        regs.iter().for_each(|&r| self.insert(r));
+    }
+}
+
 /// Sets phases, barriers, wait masks and stalls (see the module doc).
 fn schedule(list: &mut [Instr]) {
     let s = &alu_table().schedule;
@@ -253,21 +289,21 @@ fn schedule(list: &mut [Instr]) {
             i += 1;
             continue;
         }
-        let mut reads: HashSet<u16> = list[i].reads.iter().copied().collect();
-        let mut writes: HashSet<u16> = list[i].writes.iter().copied().collect();
+        let mut reads = RegSet::of(&list[i].reads);
+        let mut writes = RegSet::of(&list[i].writes);
         let mut j = i;
         while j + 1 < n && list[j + 1].is_tex() && j + 1 - i < s.tex_batch_max {
             let next = &list[j + 1];
-            let conflict = next.reads.iter().any(|r| writes.contains(r))
+            let conflict = next.reads.iter().any(|&r| writes.contains(r))
                 || next
                     .writes
                     .iter()
-                    .any(|w| writes.contains(w) || reads.contains(w));
+                    .any(|&w| writes.contains(w) || reads.contains(w));
             if conflict {
                 break;
             }
-            reads.extend(next.reads.iter().copied());
-            writes.extend(next.writes.iter().copied());
+            reads.extend(&next.reads);
+            writes.extend(&next.writes);
             j += 1;
         }
         for k in &mut list[i..j] {
@@ -278,14 +314,14 @@ fn schedule(list: &mut [Instr]) {
     }
     // Barriers, waits and stalls.
     struct Pending {
-        reads: HashSet<u16>,
-        writes: HashSet<u16>,
+        reads: RegSet,
+        writes: RegSet,
         set_at: usize,
         cycles: u32,
     }
     let mut bars: Vec<Option<Pending>> = (0..6).map(|_| None).collect();
-    let mut batch_reads: HashSet<u16> = HashSet::new();
-    let mut batch_writes: HashSet<u16> = HashSet::new();
+    let mut batch_reads = RegSet::default();
+    let mut batch_writes = RegSet::default();
     let mut fixed_writer: HashMap<u16, usize> = HashMap::new();
     let mut cycle = vec![0u32; n];
     for i in 0..n {
@@ -296,11 +332,11 @@ fn schedule(list: &mut [Instr]) {
         let mut wait = 0u8;
         for (b, p) in bars.iter().enumerate() {
             let Some(p) = p else { continue };
-            let hit = list[i].reads.iter().any(|r| p.writes.contains(r))
+            let hit = list[i].reads.iter().any(|&r| p.writes.contains(r))
                 || list[i]
                     .writes
                     .iter()
-                    .any(|w| p.writes.contains(w) || p.reads.contains(w));
+                    .any(|&w| p.writes.contains(w) || p.reads.contains(w));
             if hit || is_end {
                 wait |= 1 << b;
             }
@@ -362,19 +398,17 @@ fn schedule(list: &mut [Instr]) {
             }
         }
         if list[i].is_tex() {
-            batch_reads.extend(list[i].reads.iter().copied());
-            batch_writes.extend(list[i].writes.iter().copied());
+            batch_reads.extend(&list[i].reads);
+            batch_writes.extend(&list[i].writes);
         }
         if let Some(b) = barrier {
+            let mut reads = std::mem::take(&mut batch_reads);
+            let mut writes = std::mem::take(&mut batch_writes);
+            reads.extend(&list[i].reads);
+            writes.extend(&list[i].writes);
             bars[b as usize] = Some(Pending {
-                reads: std::mem::take(&mut batch_reads)
-                    .into_iter()
-                    .chain(list[i].reads.iter().copied())
-                    .collect(),
-                writes: std::mem::take(&mut batch_writes)
-                    .into_iter()
-                    .chain(list[i].writes.iter().copied())
-                    .collect(),
+                reads,
+                writes,
                 set_at: i,
                 cycles,
             });
@@ -460,6 +494,7 @@ fn layout(list: Vec<Instr>, options: &EmitOptions) -> Program {
     let mut bundle = 0usize;
     while list.peek().is_some() {
         let chunk: Vec<(Instr, String)> = list.by_ref().take(slots).collect();
+        let filled = chunk.len();
         let mut ctrl = 0u64;
         let width = table().control.slot_width;
         for k in 0..slots {
@@ -467,22 +502,19 @@ fn layout(list: Vec<Instr>, options: &EmitOptions) -> Program {
             ctrl |= field << (width * k as u32);
         }
         let base = bundle * BUNDLE_WORDS * 8;
-        for (k, (instr, text)) in chunk.iter().enumerate() {
+        for (k, (instr, text)) in chunk.into_iter().enumerate() {
             let address = base + (k + 1) * 8;
             let lead = format!("        /*{address:04x}*/{}", " ".repeat(LEAD_GAP));
-            let before_ctrl = k == 0;
-            let pre: Vec<Item> = instr.comments.iter().cloned().map(Item::Comment).collect();
-            if before_ctrl {
-                program.items.extend(pre);
+            program
+                .items
+                .extend(instr.comments.into_iter().map(Item::Comment));
+            if k == 0 {
                 program
                     .items
                     .push(opaque(format!("{}{}", " ".repeat(column), hex_text(ctrl))));
-            } else {
-                program.items.extend(pre);
             }
-            match &instr.body {
-                Body::Tex(t, inst) => {
-                    let mut t = (**t).clone();
+            match instr.body {
+                Body::Tex(mut t, inst) => {
                     let mut x = NvidiaExtras::empty();
                     x.op = inst.op;
                     x.bindless = inst.bindless;
@@ -497,14 +529,14 @@ fn layout(list: Vec<Instr>, options: &EmitOptions) -> Program {
                         trailing: String::new(),
                     });
                     t.origin = Origin::new(x);
-                    program.items.push(Item::Tex(Box::new(t)));
+                    program.items.push(Item::Tex(t));
                 }
                 _ => program
                     .items
-                    .push(opaque(line(&lead, text, column, instr.word))),
+                    .push(opaque(line(&lead, &text, column, instr.word))),
             }
         }
-        for k in chunk.len()..slots {
+        for k in filled..slots {
             let address = base + (k + 1) * 8;
             let lead = format!("        /*{address:04x}*/{}", " ".repeat(LEAD_GAP));
             program
