@@ -155,8 +155,10 @@ for pair in dxbc-nvidia nvidia-dxbc dxbc-visa visa-dxbc nvidia-visa visa-nvidia;
 done
 
 if [ "$big" -gt 0 ]; then
-  # An NVIDIA bundle is a control word and three instructions of two words: ~8/3 words each.
-  n=$((big * 3 / 8))
+  # The listing's length for WORDS words: from the words a 1000-instruction one translates to.
+  dx_listing 1000 sample,sample_l,gather4,ld,resinfo >"$work/probe.asm"
+  "$texlate" translate --from dxbc --to nvidia --emit binary "$work/probe.asm" -o "$work/probe.bin"
+  n=$((big * 1000 * 4 / $(stat -c %s "$work/probe.bin")))
   dx_listing "$n" sample,sample_l,gather4,ld,resinfo >"$work/big.asm"
   "$texlate" translate --from dxbc --to nvidia --emit binary "$work/big.asm" -o "$work/big.bin"
   words=$(($(stat -c %s "$work/big.bin") / 4))

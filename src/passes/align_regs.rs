@@ -260,9 +260,8 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
             // parameter the surface uses is undefined, not 0 (research: "treat them as
             // unknown, never as 0"), so the 0 is moved into a variable of the parameter's type.
             let ty = operand_type(&t, Operand::Coord(0));
-            let mut probe = (*t).clone();
             let mut count = 0;
-            probe.for_each_source_mut(|s| count += usize::from(immediate_value(*s, ty).is_some()));
+            t.for_each_source(|s| count += usize::from(immediate_value(*s, ty).is_some()));
             if count > 0 {
                 let mut k = 0;
                 let v = ctx.new_virtual();

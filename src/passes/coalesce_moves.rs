@@ -36,28 +36,28 @@ fn for_each_reg(item: &mut Item, mut f: impl FnMut(&mut Reg, bool)) {
     }
 }
 
+/// How a virtual element is used: its reads and writes, and the items naming it, in order.
+#[derive(Default)]
+struct Uses {
+    reads: u32,
+    writes: u32,
+    at: Vec<usize>,
+}
+
 /// Runs the pass.
 pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
-    // Reads and writes of every virtual element.
-    let mut uses: HashMap<(u32, u32), (u32, u32)> = HashMap::new();
-    for item in &mut items {
+    // Reads and writes of every virtual element, and where it is named, in one walk.
+    let mut uses: HashMap<(u32, u32), Uses> = HashMap::new();
+    for (i, item) in items.iter_mut().enumerate() {
         for_each_reg(item, |r, write| {
             if r.file == RegFile::Virtual {
                 let e = uses.entry((r.index, r.sub)).or_default();
                 if write {
-                    e.1 += 1;
+                    e.writes += 1;
                 } else {
-                    e.0 += 1;
+                    e.reads += 1;
                 }
-            }
-        });
-    }
-    // Where each virtual element is named, in item order.
-    let mut named: HashMap<(u32, u32), Vec<usize>> = HashMap::new();
-    for (i, item) in items.iter_mut().enumerate() {
-        for_each_reg(item, |r, _| {
-            if r.file == RegFile::Virtual {
-                named.entry((r.index, r.sub)).or_default().push(i);
+                e.at.push(i);
             }
         });
     }
@@ -75,15 +75,15 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
             continue;
         }
         let (s, d) = ((src.index, src.sub), (dst.index, dst.sub));
-        if uses.get(&s) != Some(&(1, 1)) {
+        if uses.get(&s).is_none_or(|u| (u.reads, u.writes) != (1, 1)) {
             continue;
         }
         let taken = |k: (u32, u32)| rename.contains_key(&k) || renamed_to.contains(&k);
         // B.k read as A.i: B.k written only here and named nowhere before, A.i written before.
         let reverse = !ctx.virtual_layouts.contains_key(&dst.index)
-            && uses.get(&d).is_some_and(|u| u.1 == 1)
-            && named[&d].iter().all(|&k| k >= i)
-            && named[&s].first().is_some_and(|&k| k < i)
+            && uses.get(&d).is_some_and(|u| u.writes == 1)
+            && uses[&d].at.iter().all(|&k| k >= i)
+            && uses[&s].at.first().is_some_and(|&k| k < i)
             && ctx.virtual_types.get(&s) == ctx.virtual_types.get(&d)
             && !taken(s)
             && !taken(d);
@@ -97,10 +97,10 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
         }
         // The destination must be untouched between the source's write and the move, or
         // writing it early would clobber a value still to be read.
-        let def = named[&(src.index, src.sub)].first().copied().unwrap_or(i);
-        let busy = named
-            .get(&(dst.index, dst.sub))
-            .is_some_and(|at| at.iter().any(|&k| k > def && k < i));
+        let def = uses[&s].at.first().copied().unwrap_or(i);
+        let busy = uses
+            .get(&d)
+            .is_some_and(|u| u.at.iter().any(|&k| k > def && k < i));
         if busy || renamed_to.contains(&d) {
             continue;
         }
