@@ -83,8 +83,8 @@ fn nvidia_pairs_stream(bundle_count: usize) -> Option<Vec<u8>> {
     Some(bundles(picks, bundle_count))
 }
 
-/// `bundles` bundles of random texture words of every form (each accepted alone), almost all
-/// distinct: what a stream costs when no word repeats.
+/// `bundles` bundles of random texture words of every form (each accepted alone: decoded and
+/// encoded), almost all distinct: what a stream costs when no word repeats.
 fn nvidia_distinct_stream(bundle_count: usize) -> Vec<u8> {
     let forms: Vec<(u64, u64)> = texlate::isa::nvidia::table::table()
         .forms
@@ -95,7 +95,11 @@ fn nvidia_distinct_stream(bundle_count: usize) -> Vec<u8> {
     let words = std::iter::repeat_with(move || loop {
         let (mask, value) = forms[(rng.next() % forms.len() as u64) as usize];
         let word = (rng.next() & !mask) | value;
-        if texlate::decode(Isa::Nvidia, &bundles(std::iter::once(word), 1)).is_ok() {
+        let alone = bundles(std::iter::once(word), 1);
+        if texlate::decode(Isa::Nvidia, &alone)
+            .and_then(|p| texlate::encode(Isa::Nvidia, &p, Form::Binary))
+            .is_ok()
+        {
             return word;
         }
     });
