@@ -21,8 +21,9 @@
 //!   encoding each instruction line as [`super::parse_text`] does (its errors, in its order)
 //!   and printing it back as [`super::print_text`] does: every line as it was read, except
 //!   a texture instruction, printed from its tokens between the line's indentation and
-//!   trailing text. What a texture instruction prints does not depend on the declarations
-//!   (the template `emit_inst` keeps is the parsed instruction).
+//!   trailing text. `print_text` lifts it again against the declarations it was parsed
+//!   with (they decode back from their dwords as parsed), so the IR is unchanged and
+//!   `emit_inst` keeps the parsed instruction: the one printed here.
 //!
 //! [`Stats::items`] counts token instructions and declarations (binary input) or listing
 //! items (text input).
