@@ -1,8 +1,10 @@
 //! Instructions per second of each ISA's decode, encode and print (whole-program paths), of
 //! the streaming paths (`texlate::stream`: disasm, identity binary → binary and text → text),
-//! on the corpora in `../shared/corpus` and on an NVIDIA word stream built as the vendor
+//! on the corpora in `../shared/corpus` (DXBC blobs also as bare token streams, their program
+//! chunks) and on an NVIDIA word stream built as the vendor
 //! comparison builds it (bundles of a control word and three texture words drawn from
-//! `nvidia/tex_pairs.tsv`), plus one whose words are all distinct (random registers).
+//! `nvidia/tex_pairs.tsv`), plus one whose words are all distinct (random registers), and
+//! vISA instruction streams (the sampler instructions of each corpus dump, encoded).
 //! The translation directions are in `benches/roundtrip.rs`.
 //!
 //! An "instruction" is an item of the decoded program: an instruction word (NVIDIA counts
@@ -169,19 +171,38 @@ fn sets() -> Vec<(Set, bool)> {
         files(&root.join("dxbc/blobs"), ".dxbc"),
         true,
     );
+    // The same programs without their containers (no checksum to check): what decoding
+    // and printing the token stream alone cost.
+    let tokens: Vec<Vec<u8>> = files(&root.join("dxbc/blobs"), ".dxbc")
+        .iter()
+        .filter_map(|b| texlate::isa::dxbc::container::parse(b).ok())
+        .map(|c| c.chunks[c.program].data.clone())
+        .collect();
+    add("dxbc_tokens", Isa::Dxbc, tokens, true);
     add(
         "dxbc_text",
         Isa::Dxbc,
         files(&root.join("dxbc/asm"), ".asm"),
         false,
     );
-    add(
-        "visa_text",
-        Isa::Visa,
-        files(&root.join("intel/dumps"), ".visaasm"),
-        false,
-    );
+    let visa_text = files(&root.join("intel/dumps"), ".visaasm");
+    add("visa_binary", Isa::Visa, visa_streams(&visa_text), true);
+    add("visa_text", Isa::Visa, visa_text, false);
     out
+}
+
+/// The sampler instructions of each `.visaasm` dump as a bare vISA instruction stream (what
+/// `texlate::decode` reads as vISA binary; IGC's own `.isa` containers hold no whole
+/// instruction). Dumps without one are left out.
+fn visa_streams(texts: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    texts
+        .iter()
+        .map(|t| {
+            let p = texlate::decode_with(Isa::Visa, t, READ).expect("the corpus decodes");
+            texlate::encode(Isa::Visa, &p, Form::Binary).expect("the corpus encodes")
+        })
+        .filter(|b| !b.is_empty())
+        .collect()
 }
 
 fn codecs(c: &mut Criterion) {
@@ -221,6 +242,16 @@ fn codecs(c: &mut Criterion) {
             });
         }
         let emit = if binary { Form::Binary } else { Form::Text };
+        // The whole-program path the stream must equal (what a codec without a streaming
+        // implementation runs): decode, then encode.
+        group.bench_function(format!("whole_transcode_{emit:?}").to_lowercase(), |b| {
+            b.iter(|| {
+                for i in &s.inputs {
+                    let p = texlate::decode_with(isa, i, READ).expect("decodes");
+                    texlate::encode(isa, &p, emit).expect("encodes");
+                }
+            })
+        });
         group.bench_function(format!("stream_transcode_{emit:?}").to_lowercase(), |b| {
             b.iter(|| {
                 for i in &s.inputs {

@@ -855,3 +855,321 @@ fn mutated_dxbc_corpus_listings_stream_as_the_whole_program_path() {
         }
     }
 }
+
+// ---- vISA: `.visaasm` text → text line by line, bare instruction streams → text / binary ----
+
+/// The vISA fixtures (`tests/cases/visa`, `examples/`) and, when present, every corpus dump.
+fn visa_texts() -> Vec<(String, Vec<u8>)> {
+    let mut paths = files(Path::new("tests/cases/visa"), ".visaasm");
+    paths.extend(files(Path::new("examples"), ".visaasm"));
+    if let Some(root) = support::corpus("intel/dumps") {
+        let corpus = files(&root, ".visaasm");
+        assert!(corpus.len() > 400, "{} corpus dumps", corpus.len());
+        paths.extend(corpus);
+    }
+    paths
+        .into_iter()
+        .map(|p| (p.display().to_string(), fs::read(&p).unwrap()))
+        .collect()
+}
+
+/// Both ways of reading vISA text: as IGC writes it, and every rule strict.
+const VISA_READS: [ReadOptions; 2] = [
+    ReadOptions {
+        igc_compatible: true,
+        sm: texlate::isa::nvidia::Sm::SM50,
+    },
+    ReadOptions {
+        igc_compatible: false,
+        sm: texlate::isa::nvidia::Sm::SM50,
+    },
+];
+
+#[test]
+fn visa_text_and_its_instruction_streams_stream_as_the_whole_program_path() {
+    let (mut texts, mut streams, mut instructions) = (0, 0, 0);
+    for (name, bytes) in visa_texts() {
+        for read in VISA_READS {
+            texts += usize::from(check_transcode(Isa::Visa, &name, &bytes, read) > 0);
+        }
+        // The sampler instructions of the text, as a bare binary stream.
+        let Ok(program) = texlate::decode_with(Isa::Visa, &bytes, VISA_READS[0]) else {
+            continue;
+        };
+        let binary = texlate::encode(Isa::Visa, &program, Form::Binary).unwrap();
+        assert!(check_disasm(Isa::Visa, &name, &binary), "{name}");
+        assert_eq!(check_transcode(Isa::Visa, &name, &binary, VISA_READS[0]), 2);
+        let hex = texlate::isa::hex::bytes_hex(&binary, "");
+        let whole = codec(Isa::Visa)
+            .decode_hex(&[&hex])
+            .and_then(|p| codec(Isa::Visa).print_text(&p));
+        let mut out = Vec::new();
+        let streamed = streamed(stream::disasm_hex(Isa::Visa, &[&hex], &mut out), out);
+        assert_eq!(streamed, whole, "{name}: --hex");
+        streams += 1;
+        instructions += program.tex_instrs().count();
+    }
+    // Every fixture and dump reads (the strict reading refuses IGC's mixed F/HF gathers).
+    assert!(
+        texts >= streams * 3 / 2 && streams >= 5,
+        "{texts} {streams}"
+    );
+    assert!(instructions >= 20, "{instructions}");
+}
+
+#[test]
+fn visa_containers_are_refused_as_the_whole_program_path_refuses_them() {
+    let mut paths = files(Path::new("tests/cases/visa"), ".isa");
+    if let Some(root) = support::corpus("intel/dumps") {
+        let corpus = files(&root, ".isa");
+        assert!(corpus.len() > 400, "{} corpus containers", corpus.len());
+        paths.extend(corpus);
+    }
+    assert!(paths.len() >= 4);
+    for path in &paths {
+        let bytes = fs::read(path).unwrap();
+        let name = path.display().to_string();
+        assert!(!check_disasm(Isa::Visa, &name, &bytes), "{name}");
+        assert_eq!(check_transcode(Isa::Visa, &name, &bytes, VISA_READS[0]), 0);
+    }
+}
+
+/// Operands, words and lines a mutation puts into vISA text.
+const VISA_TOKENS: &[&str] = &[
+    "V9999.0",
+    "%null.3",
+    "%null.0",
+    "T99",
+    "S1",
+    "T0",
+    "V32.(2*32)",
+    "V32.(",
+    "V0057.64x",
+    "(M9, 16)",
+    "(M1, 12)",
+    "(M1,16)",
+    "0x1000:uw",
+    "0x12:f",
+    "-8:w",
+    "V33(0,0)<0;1,0>",
+    "V33(0,0)<1;1,0>",
+    "P1",
+    "(!P1.any)",
+    "sample_lz.RGBA",
+    "sample4.RG",
+    "resinfo.R",
+    "sample.0000",
+    "load.ABGR",
+    "samplx.RGBA",
+    "mov",
+    "/*",
+    "*/",
+    "//",
+    "label0:",
+    ".decl",
+    "\u{e9}",
+    "\r",
+    "",
+];
+
+/// `lines[i]` mutated by kind `kind`.
+fn mutate_visa_line(lines: &mut Vec<String>, i: usize, kind: u64, rng: &mut Rng) {
+    let pick = |rng: &mut Rng| VISA_TOKENS[(rng.next() % VISA_TOKENS.len() as u64) as usize];
+    let line = lines[i].clone();
+    let words: Vec<&str> = line.split(' ').collect();
+    lines[i] = match kind {
+        // A word replaced (an operand, the mnemonic, the exec, a declaration's attribute).
+        0..=2 => {
+            let mut w = words.clone();
+            let k = (rng.next() % w.len() as u64) as usize;
+            w[k] = pick(rng);
+            w.join(" ")
+        }
+        // A word dropped or doubled.
+        3 => {
+            let mut w = words.clone();
+            let k = (rng.next() % w.len() as u64) as usize;
+            if rng.next() % 2 == 0 {
+                w.remove(k);
+            } else {
+                w.insert(k, w[k]);
+            }
+            w.join(" ")
+        }
+        // Truncated.
+        4 => {
+            let cut = (rng.next() % (line.len() as u64 + 1)) as usize;
+            let cut = (0..=cut).rev().find(|c| line.is_char_boundary(*c)).unwrap();
+            line[..cut].to_string()
+        }
+        // One character changed.
+        5 => {
+            let mut chars: Vec<char> = line.chars().collect();
+            if !chars.is_empty() {
+                let k = (rng.next() % chars.len() as u64) as usize;
+                chars[k] = b"V0.,()<>;:x%_ \t9Rz"[(rng.next() % 18) as usize] as char;
+            }
+            chars.into_iter().collect()
+        }
+        // The line repeated (a declaration twice) or moved to the start (a use before its
+        // declaration).
+        6 => {
+            if rng.next() % 2 == 0 {
+                lines.insert(i, line.clone());
+            } else {
+                lines.remove(i);
+                lines.insert(0, line.clone());
+            }
+            return;
+        }
+        // A line of its own inserted.
+        _ => {
+            lines.insert(i, pick(rng).to_string());
+            return;
+        }
+    };
+}
+
+#[test]
+fn mutated_visa_text_streams_as_the_whole_program_path() {
+    let texts = visa_texts();
+    let mut rng = Rng(0x5eed_0f71_5a00);
+    let (mut accepted, mut refused) = (0, 0);
+    // Every fixture, and a spread of the corpus.
+    let picked = texts
+        .iter()
+        .enumerate()
+        .filter(|(i, (name, _))| !name.contains("shared/corpus") || i % 7 == 0);
+    for (_, (name, bytes)) in picked {
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        let original: Vec<String> = text.split('\n').map(str::to_string).collect();
+        let samplers: Vec<usize> = texlate::decode_with(Isa::Visa, bytes, VISA_READS[0])
+            .map(|p| p.tex_instrs().map(|t| t.span.line as usize - 1).collect())
+            .unwrap_or_default();
+        let decls: Vec<usize> = (0..original.len())
+            .filter(|&i| original[i].trim_start().starts_with(".decl"))
+            .collect();
+        for _ in 0..12 {
+            let mut lines = original.clone();
+            // Sampler lines and declarations most often, any line sometimes.
+            let i = match rng.next() % 4 {
+                0 | 1 if !samplers.is_empty() => {
+                    samplers[(rng.next() % samplers.len() as u64) as usize]
+                }
+                2 if !decls.is_empty() => decls[(rng.next() % decls.len() as u64) as usize],
+                _ => (rng.next() % lines.len() as u64) as usize,
+            };
+            let kind = rng.next() % 8;
+            mutate_visa_line(&mut lines, i, kind, &mut rng);
+            let mut mutated = lines.join("\n");
+            // Line ends: `\r\n` everywhere, or the final newline dropped.
+            match rng.next() % 6 {
+                0 => mutated = mutated.replace('\n', "\r\n"),
+                1 => mutated = mutated.trim_end_matches('\n').to_string(),
+                _ => {}
+            }
+            let what = format!("{name} line {} mutation {kind}", i + 1);
+            for read in VISA_READS {
+                if check_transcode(Isa::Visa, &what, mutated.as_bytes(), read) > 0 {
+                    accepted += 1;
+                } else {
+                    refused += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        accepted > 50 && refused > 50,
+        "{accepted} accepted, {refused} refused"
+    );
+}
+
+#[test]
+fn visa_line_ends_and_binary_look_alikes_stream_as_the_whole_program_path() {
+    let text = fs::read_to_string("tests/cases/visa/all_ops.visaasm").unwrap();
+    let crlf = text.replace('\n', "\r\n");
+    let mut cases: Vec<Vec<u8>> = vec![
+        Vec::new(),
+        b"\n".to_vec(),
+        b"\r\n".to_vec(),
+        b"\r".to_vec(),
+        crlf.clone().into_bytes(),
+        crlf.trim_end().as_bytes().to_vec(),
+        // `\r\n` on every line but one.
+        crlf.replacen("\r\n", "\n", 1).into_bytes(),
+        crlf.replacen("\r\n", "\n", 1)
+            .replace("\r\n", "\n")
+            .into_bytes(),
+        // `\r` before the last `\n` only, and a `\r` kept on an unterminated last line.
+        format!("{}\r\n", text.trim_end()).into_bytes(),
+        format!("{}\r", crlf.trim_end()).into_bytes(),
+        // A declaration that is one only with the `\r` kept (`.decl\r`).
+        format!(".decl\r\n{crlf}").into_bytes(),
+        format!(".decl\r\n{text}").into_bytes(),
+        // Binary after all: a zero byte, invalid UTF-8, the container magic.
+        format!("{text}\0").into_bytes(),
+        [text.as_bytes(), &[0xff, b'\n']].concat(),
+        format!("CISA{text}").into_bytes(),
+        b"CIS\nA".to_vec(),
+    ];
+    // Lines inside a block comment are not read as instructions.
+    cases.push(format!("/*\n{text}\n*/\n").into_bytes());
+    for (k, bytes) in cases.iter().enumerate() {
+        for read in VISA_READS {
+            check_transcode(Isa::Visa, &format!("case {k}"), bytes, read);
+        }
+    }
+}
+
+#[test]
+fn mutated_visa_instruction_streams_stream_as_the_whole_program_path() {
+    let mut streams = Vec::new();
+    for (_, bytes) in visa_texts() {
+        if let Ok(p) = texlate::decode_with(Isa::Visa, &bytes, VISA_READS[0]) {
+            let binary = texlate::encode(Isa::Visa, &p, Form::Binary).unwrap();
+            if !binary.is_empty() {
+                streams.push(binary);
+            }
+        }
+    }
+    let mut rng = Rng(0x0b17_f11b);
+    let (mut accepted, mut refused) = (0, 0);
+    for k in 0..3000 {
+        let mut bytes = streams[(rng.next() % streams.len() as u64) as usize].clone();
+        for _ in 0..1 + rng.next() % 2 {
+            let at = (rng.next() % bytes.len() as u64) as usize;
+            match rng.next() % 4 {
+                0 => bytes.truncate(at),
+                1 => bytes.insert(at, rng.next() as u8),
+                _ => bytes[at] = rng.next() as u8,
+            }
+            if bytes.is_empty() {
+                break;
+            }
+        }
+        let name = format!("mutant {k}");
+        if check_disasm(Isa::Visa, &name, &bytes) {
+            accepted += 1;
+        } else {
+            refused += 1;
+        }
+        check_transcode(Isa::Visa, &name, &bytes, VISA_READS[0]);
+    }
+    assert!(
+        accepted > 300 && refused > 300,
+        "{accepted} accepted, {refused} refused"
+    );
+    // A stream longer than the window the stream reads through, refused near its end.
+    let mut long: Vec<u8> = streams
+        .iter()
+        .cycle()
+        .take(4000)
+        .flatten()
+        .copied()
+        .collect();
+    assert!(long.len() > 1 << 17, "{}", long.len());
+    assert!(check_disasm(Isa::Visa, "long stream", &long));
+    long.truncate(long.len() - 3);
+    assert!(!check_disasm(Isa::Visa, "long stream cut", &long));
+    check_transcode(Isa::Visa, "long stream cut", &long, VISA_READS[0]);
+}
