@@ -46,6 +46,7 @@ use std::fs;
 use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -284,8 +285,14 @@ impl DisasmInput {
     pub fn open(path: &Path) -> io::Result<Self> {
         const PREFIX: u64 = 1 << 16;
         let mut file = fs::File::open(path)?;
-        let mut bytes = Vec::new();
+        let len = file.metadata()?.len();
+        let mut bytes = Vec::with_capacity(len.min(PREFIX) as usize + 1);
         (&mut file).take(PREFIX).read_to_end(&mut bytes)?;
+        // A file shorter than the prefix is read whole already: reading it again as a stream
+        // would cost a rewind and a second read for the same output.
+        if (bytes.len() as u64) < PREFIX {
+            return Ok(DisasmInput::Whole(bytes));
+        }
         if bytes.contains(&0) && !visa::is_isa_container(&bytes) {
             file.rewind()?;
             return Ok(DisasmInput::Streamed {
@@ -481,6 +488,7 @@ fn atomic<T, E>(
     io_error: impl Fn(io::Error) -> E,
 ) -> Result<T, E> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
+    static PID: OnceLock<u32> = OnceLock::new();
     if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
         let mut file = fs::OpenOptions::new()
             .write(true)
@@ -503,7 +511,7 @@ fn atomic<T, E>(
         tmp_name.push(name);
         tmp_name.push(format!(
             ".{}-{}.texlate-tmp",
-            std::process::id(),
+            PID.get_or_init(std::process::id),
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));
         let tmp = dir.join(tmp_name);
@@ -580,11 +588,12 @@ impl Job {
     }
 
     /// Runs the job on the input `entry` names, writing its output whole (see
-    /// [`write_atomic`]) to `target` (set once its name is known): the items and texture
-    /// instructions read. Warnings and notes go to `notes`.
+    /// [`write_atomic`]) to `target` (set once its name is known) under `out_dir`: the items
+    /// and texture instructions read. Warnings and notes go to `notes`.
     fn process(
         &self,
         entry: &Entry,
+        out_dir: &Path,
         notes: &mut Vec<Note>,
         target: &mut Option<PathBuf>,
     ) -> Result<(usize, usize), FileError> {
@@ -595,7 +604,9 @@ impl Job {
             path.push(ext);
             let path = PathBuf::from(path);
             *target = Some(path.clone());
-            if let Some(dir) = path.parent() {
+            // The batch's output directory exists (`run` made it); a subdirectory mirroring
+            // the input tree is made on demand.
+            if let Some(dir) = path.parent().filter(|d| *d != out_dir) {
                 fs::create_dir_all(dir).map_err(FileError::Write)?;
             }
             Ok(path)
@@ -738,7 +749,9 @@ fn walk(dir: &Path, root: &Path, extensions: &[String], out_dir: &Path, entries:
         };
         if link.is_dir() {
             walk(&path, root, extensions, out_dir, entries);
-        } else if has_extension(&path, extensions) && path.is_file() {
+        } else if has_extension(&path, extensions)
+            && (link.is_file() || link.is_symlink() && path.is_file())
+        {
             let rel = path
                 .parent()
                 .and_then(|p| p.strip_prefix(root).ok())
@@ -788,10 +801,9 @@ pub fn plan(job: Job, inputs: &[PathBuf], out_dir: &Path) -> Result<Plan, BatchE
         });
     }
     // A file named twice (or found in two directories given) is taken once.
-    let canonical = |p: &Path| fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let mut seen = HashSet::new();
-    entries.retain(|e| e.refused.is_some() || seen.insert(canonical(&e.input)));
-    refuse_shared_outputs(&job, &mut entries, &seen, canonical);
+    entries.retain(|e| e.refused.is_some() || seen.insert(FileKey::of(&e.input)));
+    refuse_shared_outputs(&job, &mut entries, &seen);
     Ok(Plan {
         job,
         out_dir: out_dir.to_path_buf(),
@@ -799,15 +811,37 @@ pub fn plan(job: Job, inputs: &[PathBuf], out_dir: &Path) -> Result<Plan, BatchE
     })
 }
 
+/// What tells two names of one file apart from names of two files: on Unix the device and
+/// inode (symbolic and hard links to one file are one file; one `stat` each), elsewhere the
+/// canonical path; a path that cannot be resolved is itself.
+#[derive(Debug, Hash, PartialEq, Eq)]
+enum FileKey {
+    /// Device and inode.
+    Node(u64, u64),
+    /// The canonical path, or the path as given when it cannot be resolved.
+    Path(PathBuf),
+}
+
+impl FileKey {
+    #[cfg(unix)]
+    fn of(p: &Path) -> FileKey {
+        use std::os::unix::fs::MetadataExt;
+        fs::metadata(p).map_or_else(
+            |_| FileKey::Path(p.to_path_buf()),
+            |m| FileKey::Node(m.dev(), m.ino()),
+        )
+    }
+
+    #[cfg(not(unix))]
+    fn of(p: &Path) -> FileKey {
+        FileKey::Path(fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()))
+    }
+}
+
 /// Refuses every input whose output would share a path with another's (the same stem:
 /// outputs of one batch differ only in a container's extension), or overwrite an input
-/// of the batch (`inputs`, canonical).
-fn refuse_shared_outputs(
-    job: &Job,
-    entries: &mut [Entry],
-    inputs: &HashSet<PathBuf>,
-    canonical: impl Fn(&Path) -> PathBuf,
-) {
+/// of the batch (`inputs`).
+fn refuse_shared_outputs(job: &Job, entries: &mut [Entry], inputs: &HashSet<FileKey>) {
     let mut by_stem: HashMap<&Path, Vec<usize>> = HashMap::new();
     for (i, e) in entries.iter().enumerate() {
         if e.refused.is_none() {
@@ -848,7 +882,7 @@ fn refuse_shared_outputs(
             out.push(".");
             out.push(ext);
             let out = PathBuf::from(out);
-            if out.exists() && inputs.contains(&canonical(&out)) {
+            if out.exists() && inputs.contains(&FileKey::of(&out)) {
                 let d = Diagnostic::new(
                     Kind::Input,
                     format!(
@@ -972,7 +1006,7 @@ impl fmt::Display for Summary {
     }
 }
 
-fn process(job: &Job, entry: &Entry) -> FileResult {
+fn process(job: &Job, entry: &Entry, out_dir: &Path) -> FileResult {
     let mut result = FileResult {
         input: entry.input.clone(),
         output: None,
@@ -985,7 +1019,7 @@ fn process(job: &Job, entry: &Entry) -> FileResult {
         return result;
     }
     let mut target = None;
-    match job.process(entry, &mut result.notes, &mut target) {
+    match job.process(entry, out_dir, &mut result.notes, &mut target) {
         Ok((instructions, texture_instructions)) => {
             result.output = target;
             result.instructions = instructions;
@@ -1012,7 +1046,7 @@ pub fn run(plan: &Plan, on_done: &(dyn Fn(&FileResult) + Sync)) -> Result<Summar
         .entries
         .par_iter()
         .map(|entry| {
-            let r = process(&plan.job, entry);
+            let r = process(&plan.job, entry, &plan.out_dir);
             on_done(&r);
             r
         })

@@ -521,6 +521,52 @@ fn inputs_sharing_an_output_are_both_refused() {
     assert_eq!(std::fs::read_to_string(&x1).unwrap(), GOOD_A);
 }
 
+/// A file reached through a symbolic link or a hard link is the file itself: taken once, and
+/// an output that is a link to an input is refused like the input.
+#[cfg(unix)]
+#[test]
+fn links_to_one_file_are_one_input() {
+    let dir = scratch("links");
+    let a = write(&dir.join("in/a.sass"), GOOD_A.as_bytes());
+    std::os::unix::fs::symlink(&a, dir.join("sym.sass")).unwrap();
+    std::fs::hard_link(&a, dir.join("hard.sass")).unwrap();
+    let out = dir.join("out");
+    let o = texlate(&[
+        "translate",
+        "--from",
+        "nvidia",
+        "--to",
+        "dxbc",
+        &a,
+        s(&dir.join("sym.sass")),
+        s(&dir.join("hard.sass")),
+        "-o",
+        s(&out),
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("1 file: 1 written, 0 errors"), "{err}");
+    assert_eq!(tree(&out), set(&["a.asm"]));
+
+    // An output that is a hard link to an input would overwrite it.
+    std::fs::create_dir_all(dir.join("out2")).unwrap();
+    std::fs::hard_link(&a, dir.join("out2/a.sass")).unwrap();
+    let o = texlate(&[
+        "translate",
+        "--from",
+        "nvidia",
+        "--to",
+        "nvidia",
+        &a,
+        "-o",
+        s(&dir.join("out2")),
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("an input of this batch"), "{err}");
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), GOOD_A);
+}
+
 #[test]
 fn the_json_summary_says_what_happened() {
     let dir = scratch("json");

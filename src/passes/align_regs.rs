@@ -16,7 +16,7 @@ use super::{expand_tex, virtual_reg, PassContext};
 use crate::error::Error;
 use crate::ir::layout::{GroupLayout, Operand, RegGroup};
 use crate::ir::{
-    AluOp, Item, Lod, Offset, Reg, RegFile, ResRef, Scalar, ScalarType, TexInstr, TexOp,
+    AluOp, Imm, Item, Lod, Offset, Reg, RegFile, ResRef, Scalar, ScalarType, TexInstr, TexOp,
 };
 use crate::mappings::targets::RegisterModel;
 
@@ -129,6 +129,16 @@ fn operand_type(t: &TexInstr, op: Operand) -> ScalarType {
     }
 }
 
+/// The value a parameter of a target whose parameters are variables (vISA) must be moved in
+/// from: an immediate itself, a zero register as 0 of the parameter's type `ty`.
+fn immediate_value(s: Scalar, ty: ScalarType) -> Option<Scalar> {
+    match s {
+        Scalar::Imm(_) => Some(s),
+        Scalar::Zero => Some(Scalar::Imm(Imm { bits: 0, ty })),
+        Scalar::Reg(_) => None,
+    }
+}
+
 /// Moves the immediate sources of ALU instructions other than moves into registers, for a
 /// target whose ALU reads registers only (`TargetCaps::alu_immediates`).
 fn alu_immediates(items: Vec<Item>, ctx: &mut PassContext) -> Vec<Item> {
@@ -223,43 +233,43 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         if byte_vars {
             // Immediate per-pixel offsets (`sample4_po`'s offu/offv, D or UD: an integer
             // type of their own, whatever the coordinates' type) into an integer variable.
+            let ty = operand_type(&t, Operand::Offset(0));
             if let Offset::Dynamic(v) = &mut t.offset {
-                if v.iter().any(|s| matches!(s, Scalar::Imm(_))) {
+                if v.iter().any(|s| immediate_value(*s, ty).is_some()) {
                     let var = ctx.new_virtual();
-                    let ty = operand_type(&t, Operand::Offset(0));
                     let Offset::Dynamic(v) = &mut t.offset else {
                         unreachable!("matched above")
                     };
-                    for (k, s) in v
-                        .iter_mut()
-                        .filter(|s| matches!(s, Scalar::Imm(_)))
-                        .enumerate()
-                    {
-                        let dst = virtual_reg(var, k as u32);
-                        ctx.virtual_types.insert((var, k as u32), ty);
-                        before.push(ctx.alu(AluOp::Mov, dst, vec![*s], t.span));
+                    let mut k = 0;
+                    for s in v.iter_mut() {
+                        let Some(value) = immediate_value(*s, ty) else {
+                            continue;
+                        };
+                        let dst = virtual_reg(var, k);
+                        ctx.virtual_types.insert((var, k), ty);
+                        before.push(ctx.alu(AluOp::Mov, dst, vec![value], t.span));
                         *s = dst;
+                        k += 1;
                     }
                     ctx.virtual_layouts
                         .insert(var, GroupLayout::Consecutive { align: 1 });
                 }
             }
-            // Every other parameter is its own raw operand: immediates into variables.
-            let mut imms = Vec::new();
+            // Every other parameter is its own raw operand: immediates into variables, and
+            // so is a zero register (NVIDIA `RZ`) the sampler reads: vISA's `%null` in a
+            // parameter the surface uses is undefined, not 0 (research: "treat them as
+            // unknown, never as 0"), so the 0 is moved into a variable of the parameter's type.
+            let ty = operand_type(&t, Operand::Coord(0));
             let mut probe = (*t).clone();
-            probe.for_each_source_mut(|s| {
-                if let Scalar::Imm(_) = s {
-                    imms.push(*s);
-                }
-            });
-            if !imms.is_empty() {
+            let mut count = 0;
+            probe.for_each_source_mut(|s| count += usize::from(immediate_value(*s, ty).is_some()));
+            if count > 0 {
                 let mut k = 0;
                 let v = ctx.new_virtual();
                 let mut moves = Vec::new();
-                let ty = operand_type(&t, Operand::Coord(0));
                 t.for_each_source_mut(|s| {
-                    if let Scalar::Imm(_) = s {
-                        moves.push((virtual_reg(v, k), *s));
+                    if let Some(value) = immediate_value(*s, ty) {
+                        moves.push((virtual_reg(v, k), value));
                         *s = virtual_reg(v, k);
                         k += 1;
                     }

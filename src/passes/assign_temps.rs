@@ -155,8 +155,19 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
                 (base..).find(|&b| !overlaps(b, 1)).unwrap_or(base)
             }
             RegisterModel::ByteVariables => {
-                let index = (base..).find(|&b| !overlaps(b, 1)).unwrap_or(base);
-                let ty = ctx.virtual_types.get(&(*v, 0)).copied();
+                // A variable is declared with one type: temporaries share one only when
+                // they are of its type (a `ud` LOD and an `f` layer must not meet in one
+                // variable, whose declaration would then mistype one of them).
+                let ty = visa_type(ctx.virtual_types.get(&(*v, 0)).copied());
+                let index = (base..)
+                    .find(|&b| {
+                        !overlaps(b, 1)
+                            && ctx
+                                .variables
+                                .get(&format!("V{b}"))
+                                .is_none_or(|var| var.ty == ty)
+                    })
+                    .unwrap_or(base);
                 let name = format!("V{index}");
                 let elts = l.len * stride / 4;
                 let var = ctx
@@ -164,7 +175,7 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
                     .entry(name.clone())
                     .or_insert_with(|| Variable {
                         name,
-                        ty: visa_type(ty).to_string(),
+                        ty: ty.to_string(),
                         num_elts: elts,
                     });
                 var.num_elts = var.num_elts.max(elts);
