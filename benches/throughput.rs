@@ -2,7 +2,8 @@
 //! the streaming paths (`texlate::stream`: disasm, identity binary → binary and text → text),
 //! on the corpora in `../shared/corpus` and on an NVIDIA word stream built as the vendor
 //! comparison builds it (bundles of a control word and three texture words drawn from
-//! `nvidia/tex_pairs.tsv`), plus one whose words are all distinct (random registers).
+//! `nvidia/tex_pairs.tsv`), plus one whose words are all distinct (random registers), and
+//! vISA instruction streams (the sampler instructions of each corpus dump, encoded).
 //! The translation directions are in `benches/roundtrip.rs`.
 //!
 //! An "instruction" is an item of the decoded program: an instruction word (NVIDIA counts
@@ -83,9 +84,8 @@ fn nvidia_pairs_stream(bundle_count: usize) -> Option<Vec<u8>> {
     Some(bundles(picks, bundle_count))
 }
 
-/// `bundles` bundles of random texture words of every form (each accepted alone), almost all
-/// distinct (each one that decodes and encodes: reserved values such as `INVALID5` decode but
-/// cannot be encoded): what a stream costs when no word repeats.
+/// `bundles` bundles of random texture words of every form (each accepted alone: decoded and
+/// encoded), almost all distinct: what a stream costs when no word repeats.
 fn nvidia_distinct_stream(bundle_count: usize) -> Vec<u8> {
     let forms: Vec<(u64, u64)> = texlate::isa::nvidia::table::table()
         .forms
@@ -97,9 +97,10 @@ fn nvidia_distinct_stream(bundle_count: usize) -> Vec<u8> {
         let (mask, value) = forms[(rng.next() % forms.len() as u64) as usize];
         let word = (rng.next() & !mask) | value;
         let alone = bundles(std::iter::once(word), 1);
-        let encodes = texlate::decode(Isa::Nvidia, &alone)
-            .is_ok_and(|p| codec(Isa::Nvidia).encode_binary(&p).is_ok());
-        if encodes {
+        if texlate::decode(Isa::Nvidia, &alone)
+            .and_then(|p| texlate::encode(Isa::Nvidia, &p, Form::Binary))
+            .is_ok()
+        {
             return word;
         }
     });
@@ -175,13 +176,24 @@ fn sets() -> Vec<(Set, bool)> {
         files(&root.join("dxbc/asm"), ".asm"),
         false,
     );
-    add(
-        "visa_text",
-        Isa::Visa,
-        files(&root.join("intel/dumps"), ".visaasm"),
-        false,
-    );
+    let visa_text = files(&root.join("intel/dumps"), ".visaasm");
+    add("visa_binary", Isa::Visa, visa_streams(&visa_text), true);
+    add("visa_text", Isa::Visa, visa_text, false);
     out
+}
+
+/// The sampler instructions of each `.visaasm` dump as a bare vISA instruction stream (what
+/// `texlate::decode` reads as vISA binary; IGC's own `.isa` containers hold no whole
+/// instruction). Dumps without one are left out.
+fn visa_streams(texts: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    texts
+        .iter()
+        .map(|t| {
+            let p = texlate::decode_with(Isa::Visa, t, READ).expect("the corpus decodes");
+            texlate::encode(Isa::Visa, &p, Form::Binary).expect("the corpus encodes")
+        })
+        .filter(|b| !b.is_empty())
+        .collect()
 }
 
 fn codecs(c: &mut Criterion) {
@@ -221,6 +233,16 @@ fn codecs(c: &mut Criterion) {
             });
         }
         let emit = if binary { Form::Binary } else { Form::Text };
+        // The whole-program path the stream must equal (what a codec without a streaming
+        // implementation runs): decode, then encode.
+        group.bench_function(format!("whole_transcode_{emit:?}").to_lowercase(), |b| {
+            b.iter(|| {
+                for i in &s.inputs {
+                    let p = texlate::decode_with(isa, i, READ).expect("decodes");
+                    texlate::encode(isa, &p, emit).expect("encodes");
+                }
+            })
+        });
         group.bench_function(format!("stream_transcode_{emit:?}").to_lowercase(), |b| {
             b.iter(|| {
                 for i in &s.inputs {

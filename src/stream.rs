@@ -14,6 +14,7 @@
 //! | ISA | streamed | held whole |
 //! |---|---|---|
 //! | NVIDIA | raw word streams (read twice: nvdisasm pads every encoding comment to the widest instruction), `--hex`, identity binary → binary | a cubin (an ELF file, read whole; its `.text` sections print word by word) |
+//! | vISA | `.visaasm` text → text (read twice: declarations name variables for every line; one line at a time), instruction streams → text and binary, `--hex` | an `.isa` container (refused, as [`crate::decode`] refuses it); text → binary |
 //! | others | — | everything (whole-program path) |
 //!
 //! An input is read through [`Input`] (`Read + Seek`): a file streams; standard input is

@@ -2,14 +2,17 @@
 //! `disasm` = decode then print, `disasm_hex` = `decode_hex` then print, `transcode` =
 //! decode then encode; where the whole path refuses an input, the stream refuses it with the
 //! same error. Checked on every corpus file (skipped plainly without `../shared/corpus`), on
-//! the fixtures under `tests/cases/`, and on random NVIDIA word streams.
+//! the fixtures under `tests/cases/`, on random NVIDIA word streams, and on DXBC containers,
+//! token streams and listings cut, corrupted and made of random tokens.
 
+mod mutate;
 mod support;
 
 use std::fs;
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
+use texlate::isa::dxbc::container::{self, Container};
 use texlate::stream::{self, StreamError};
 use texlate::{isa::codec, Form, Isa, ReadOptions};
 
@@ -297,39 +300,54 @@ fn a_stream_refused_after_its_first_words_writes_nothing() {
     assert!(out.is_empty(), "{} bytes written", out.len());
 }
 
-/// The identity transcode to binary of `bytes`, streamed and whole: the same words or the
-/// same error. Returns whether the whole path accepted them.
-fn check_binary_transcode(name: &str, bytes: &[u8]) -> bool {
+/// Checks `transcode` of `bytes` into `emit` against decode then encode.
+fn check_transcode_to(isa: Isa, name: &str, bytes: &[u8], emit: Form) -> bool {
     let read = ReadOptions::default();
-    let whole = texlate::decode_with(Isa::Nvidia, bytes, read)
-        .and_then(|p| texlate::encode(Isa::Nvidia, &p, Form::Binary));
+    let whole = texlate::decode_with(isa, bytes, read).and_then(|p| texlate::encode(isa, &p, emit));
     let mut out = Vec::new();
-    let r = stream::transcode(
-        Isa::Nvidia,
-        &mut Cursor::new(bytes),
-        read,
-        Form::Binary,
-        &mut out,
-    );
-    let stream = match r {
-        Ok(stats) => {
-            let p = texlate::decode_with(Isa::Nvidia, bytes, read).expect("accepted whole");
-            assert_eq!(stats.items, p.items.len() as u64, "{name}: items");
-            assert_eq!(
-                stats.texture,
-                p.tex_instrs().count() as u64,
-                "{name}: texture"
-            );
-            Ok(out)
-        }
+    let stream = match stream::transcode(isa, &mut Cursor::new(bytes), read, emit, &mut out) {
+        Ok(_) => Ok(out),
         Err(StreamError::Codec(e)) => Err(e),
         Err(StreamError::Io(e)) => panic!("I/O error on memory: {e}"),
     };
     assert!(
         stream == whole,
-        "{name}: transcode to binary differs from whole: {stream:?} vs {whole:?}"
+        "{name}: transcode to {emit:?} differs from whole:\n{:?}\n{:?}",
+        stream
+            .as_ref()
+            .map(|b| String::from_utf8_lossy(b).into_owned()),
+        whole
+            .as_ref()
+            .map(|b| String::from_utf8_lossy(b).into_owned())
     );
     whole.is_ok()
+}
+
+/// The identity transcode of an NVIDIA word stream to binary, streamed and whole (the same
+/// words or the same error); where accepted, the stream counts the whole program's items and
+/// texture instructions. Returns whether the whole path accepted them.
+fn check_binary_transcode(name: &str, bytes: &[u8]) -> bool {
+    if !check_transcode_to(Isa::Nvidia, name, bytes, Form::Binary) {
+        return false;
+    }
+    let read = ReadOptions::default();
+    let mut out = Vec::new();
+    let stats = stream::transcode(
+        Isa::Nvidia,
+        &mut Cursor::new(bytes),
+        read,
+        Form::Binary,
+        &mut out,
+    )
+    .expect("accepted whole");
+    let p = texlate::decode_with(Isa::Nvidia, bytes, read).expect("accepted whole");
+    assert_eq!(stats.items, p.items.len() as u64, "{name}: items");
+    assert_eq!(
+        stats.texture,
+        p.tex_instrs().count() as u64,
+        "{name}: texture"
+    );
+    true
 }
 
 /// A random word of a texture form (its opcode bits, every other bit random).
@@ -559,4 +577,599 @@ fn mutated_cubins_transcode_to_binary_as_the_whole_program_path() {
         accepted > 10 && refused > 10,
         "{accepted} accepted, {refused} refused"
     );
+}
+
+/// Checks a DXBC input on every streaming path: `disasm`, and `transcode` to text and to
+/// binary; returns whether the whole path decoded it. The texture instructions the stream
+/// counts are the whole program's.
+fn check_dxbc(name: &str, bytes: &[u8]) -> bool {
+    let binary = codec(Isa::Dxbc).looks_binary(bytes);
+    if binary {
+        check_disasm(Isa::Dxbc, name, bytes);
+    }
+    let text_ok = check_transcode_to(Isa::Dxbc, name, bytes, Form::Text);
+    if binary {
+        check_transcode_to(Isa::Dxbc, name, bytes, Form::Binary);
+    }
+    if let Ok(p) = texlate::decode(Isa::Dxbc, bytes) {
+        let mut out = Vec::new();
+        let stats = stream::transcode(
+            Isa::Dxbc,
+            &mut Cursor::new(bytes),
+            ReadOptions::default(),
+            Form::Text,
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(stats.texture, p.tex_instrs().count() as u64, "{name}");
+    }
+    text_ok
+}
+
+/// The DXBC listings under `tests/cases/dxbc` (every instruction spelling fxc and Wine
+/// print), each assembled whole by texlate.
+fn dxbc_fixtures() -> Vec<(String, String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for path in files(Path::new("tests/cases/dxbc"), ".asm") {
+        let text = fs::read_to_string(&path).unwrap();
+        let name = path.display().to_string();
+        let Ok(blob) = texlate::decode(Isa::Dxbc, text.as_bytes())
+            .and_then(|p| texlate::encode(Isa::Dxbc, &p, Form::Binary))
+        else {
+            continue;
+        };
+        out.push((name, text, blob));
+    }
+    assert!(out.len() >= 5, "{} DXBC fixtures assemble", out.len());
+    out
+}
+
+/// The program chunk of a container and the container around it.
+fn program_chunk(blob: &[u8]) -> (Container, Vec<u8>) {
+    let c = container::parse(blob).expect("a valid container");
+    let stream = c.chunks[c.program].data.clone();
+    (c, stream)
+}
+
+#[test]
+fn dxbc_fixtures_stream_as_the_whole_program_path() {
+    for (name, text, blob) in dxbc_fixtures() {
+        assert!(check_dxbc(&name, text.as_bytes()), "{name}: listing");
+        assert!(check_dxbc(&name, &blob), "{name}: container");
+        let (_, tokens) = program_chunk(&blob);
+        assert!(check_dxbc(&name, &tokens), "{name}: bare token stream");
+        // CRLF line ends and a last line without one are kept.
+        let crlf = text.replace('\n', "\r\n");
+        assert!(check_dxbc(&name, crlf.as_bytes()), "{name}: CRLF");
+        assert!(
+            check_dxbc(&name, text.trim_end().as_bytes()),
+            "{name}: unterminated"
+        );
+    }
+}
+
+/// Each dword of `stream` after the version and length tokens replaced by a random value,
+/// by the same value with one bit flipped, and cut off there (length token fixed): every
+/// variant, bare and in its container (checksum fixed), streams as the whole path decodes
+/// it, output or error.
+fn check_mutated_stream(
+    name: &str,
+    c: &Container,
+    stream: &[u8],
+    rng: &mut Rng,
+    every: usize,
+) -> (usize, usize) {
+    let (mut ok, mut refused) = (0, 0);
+    let dwords = stream.len() / 4;
+    let mut tally = |accepted: bool| {
+        if accepted {
+            ok += 1
+        } else {
+            refused += 1
+        }
+    };
+    for k in (2..dwords).step_by(every) {
+        let at = 4 * k;
+        let word = u32::from_le_bytes(stream[at..at + 4].try_into().unwrap());
+        let random = rng.next() as u32;
+        let flipped = word ^ (1 << (rng.next() % 32));
+        for value in [random, flipped] {
+            let mut v = stream.to_vec();
+            v[at..at + 4].copy_from_slice(&value.to_le_bytes());
+            tally(check_dxbc(&format!("{name} dword {k} = {value:#010x}"), &v));
+            let wrapped = container::write_with_program(c, &v);
+            tally(check_dxbc(
+                &format!("{name} dword {k} = {value:#010x} in container"),
+                &wrapped,
+            ));
+        }
+        let mut cut = stream[..at].to_vec();
+        cut[4..8].copy_from_slice(&(k as u32).to_le_bytes());
+        tally(check_dxbc(&format!("{name} cut at dword {k}"), &cut));
+        tally(check_dxbc(
+            &format!("{name} cut at dword {k} in container"),
+            &container::write_with_program(c, &cut),
+        ));
+    }
+    (ok, refused)
+}
+
+#[test]
+fn mutated_dxbc_token_streams_stream_as_the_whole_program_path() {
+    let mut rng = Rng(0xd8bc_5eed_0000_0001);
+    let (mut ok, mut refused) = (0, 0);
+    for (name, _, blob) in dxbc_fixtures() {
+        let (c, stream) = program_chunk(&blob);
+        let (a, r) = check_mutated_stream(&name, &c, &stream, &mut rng, 1);
+        ok += a;
+        refused += r;
+        // The container itself: cut, and bytes replaced (checksum left stale, then fixed).
+        for at in (0..blob.len()).step_by(7) {
+            check_dxbc(&format!("{name} container cut at {at}"), &blob[..at]);
+            for b in [0x00, 0xff, blob[at] ^ 0x10] {
+                let mut bad = blob.clone();
+                bad[at] = b;
+                check_dxbc(&format!("{name} container byte {at} = {b:#04x}"), &bad);
+                let sum = container::checksum(&bad);
+                if bad.len() >= 20 {
+                    bad[4..20].copy_from_slice(&sum);
+                }
+                check_dxbc(
+                    &format!("{name} container byte {at} = {b:#04x}, checksum fixed"),
+                    &bad,
+                );
+            }
+        }
+    }
+    // Both outcomes are exercised.
+    assert!(
+        ok > 100 && refused > 100,
+        "{ok} accepted, {refused} refused"
+    );
+}
+
+#[test]
+fn mutated_dxbc_corpus_blobs_stream_as_the_whole_program_path() {
+    let Some(root) = support::corpus("dxbc/blobs") else {
+        return;
+    };
+    let mut rng = Rng(0xd8bc_c0de_0000_0002);
+    for (i, path) in files(&root, ".dxbc").iter().enumerate().step_by(25) {
+        let blob = fs::read(path).unwrap();
+        let (c, stream) = program_chunk(&blob);
+        check_mutated_stream(
+            &format!("{} #{i}", path.display()),
+            &c,
+            &stream,
+            &mut rng,
+            31,
+        );
+    }
+}
+
+/// Random token streams: instructions of random known and unknown opcodes, lengths,
+/// extended tokens and operand tokens (each field drawn from its range), bare and in a
+/// container.
+#[test]
+fn random_dxbc_token_streams_stream_as_the_whole_program_path() {
+    let mut rng = Rng(0x70ce_5eed_0000_0003);
+    let (mut ok, mut refused) = (0, 0);
+    for n in 0..3000 {
+        let mut words = vec![0x50u32 | ((rng.next() % 6) as u32) << 16, 0];
+        for _ in 0..1 + rng.next() % 6 {
+            let opcode = (rng.next() % 220) as u32;
+            let len = 1 + rng.next() % 12;
+            let ext = u32::from(rng.next() % 8 == 0);
+            words.push(
+                opcode | ((rng.next() as u32) & 0x1fff) << 11 | (len as u32) << 24 | ext << 31,
+            );
+            for k in 1..len {
+                let w = rng.next() as u32;
+                // Mostly operand-shaped tokens: few index dimensions, defined representations.
+                let operand = match rng.next() % 4 {
+                    0 => w,
+                    _ => {
+                        (w & 0x000f_f0ff)
+                            | ((rng.next() % 3) as u32) << 20
+                            | (((rng.next() % 4) as u32) << 22) & !(1 << 31)
+                    }
+                };
+                words.push(if k == 1 && ext == 1 {
+                    w & 0x7fff_ffff
+                } else {
+                    operand
+                });
+            }
+        }
+        words[1] = words.len() as u32;
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let accepted = check_dxbc(&format!("random stream {n}"), &bytes);
+        let name = format!("random stream {n} in a container");
+        check_dxbc(
+            &name,
+            &container::write(&Container {
+                chunks: vec![container::Chunk {
+                    tag: *b"SHEX",
+                    data: bytes,
+                }],
+                program: 0,
+            }),
+        );
+        if accepted {
+            ok += 1
+        } else {
+            refused += 1
+        }
+    }
+    assert!(
+        ok > 100 && refused > 100,
+        "{ok} accepted, {refused} refused"
+    );
+}
+
+/// Every instruction line of the fixtures cut at every byte and with every byte replaced
+/// (a small program of its own after the declarations): the listing streams to text as the
+/// whole path parses and prints it, output or error (line and column).
+#[test]
+fn mutated_dxbc_listing_lines_stream_as_the_whole_program_path() {
+    let substitutes = [
+        '0', 'x', ' ', '(', ']', ',', '-', '|', '{', '}', '.', '_', '\t',
+    ];
+    let mut failures = Vec::new();
+    for (name, text, _) in dxbc_fixtures() {
+        let (header, lines) = mutate::split_header(&text, |l| {
+            let t = l.trim_start();
+            !t.is_empty()
+                && !t.starts_with("//")
+                && !t.starts_with("dcl_")
+                && !codec(Isa::Dxbc).is_declaration(t)
+        });
+        mutate::lines_cut_and_corrupted(&mut failures, &header, &lines, &substitutes, |src| {
+            check_transcode_to(Isa::Dxbc, &name, src.as_bytes(), Form::Text);
+            Ok(())
+        });
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn mutated_dxbc_corpus_listings_stream_as_the_whole_program_path() {
+    let Some(root) = support::corpus("dxbc/asm") else {
+        return;
+    };
+    let mut rng = Rng(0xa5a5_5eed_0000_0004);
+    let substitutes = b"0x (],-|{}._\t";
+    for path in files(&root, ".asm") {
+        let text = fs::read_to_string(&path).unwrap();
+        for k in 0..8 {
+            let at = (rng.next() % text.len().max(1) as u64) as usize;
+            let c = char::from(substitutes[(rng.next() % substitutes.len() as u64) as usize]);
+            if let Some(bad) = mutate::replaced(&text, at, c) {
+                check_transcode_to(
+                    Isa::Dxbc,
+                    &format!("{} #{k}", path.display()),
+                    bad.as_bytes(),
+                    Form::Text,
+                );
+            }
+        }
+    }
+}
+
+// ---- vISA: `.visaasm` text → text line by line, bare instruction streams → text / binary ----
+
+/// The vISA fixtures (`tests/cases/visa`, `examples/`) and, when present, every corpus dump.
+fn visa_texts() -> Vec<(String, Vec<u8>)> {
+    let mut paths = files(Path::new("tests/cases/visa"), ".visaasm");
+    paths.extend(files(Path::new("examples"), ".visaasm"));
+    if let Some(root) = support::corpus("intel/dumps") {
+        let corpus = files(&root, ".visaasm");
+        assert!(corpus.len() > 400, "{} corpus dumps", corpus.len());
+        paths.extend(corpus);
+    }
+    paths
+        .into_iter()
+        .map(|p| (p.display().to_string(), fs::read(&p).unwrap()))
+        .collect()
+}
+
+/// Both ways of reading vISA text: as IGC writes it, and every rule strict.
+const VISA_READS: [ReadOptions; 2] = [
+    ReadOptions {
+        igc_compatible: true,
+        sm: texlate::isa::nvidia::Sm::SM50,
+    },
+    ReadOptions {
+        igc_compatible: false,
+        sm: texlate::isa::nvidia::Sm::SM50,
+    },
+];
+
+#[test]
+fn visa_text_and_its_instruction_streams_stream_as_the_whole_program_path() {
+    let (mut texts, mut streams, mut instructions) = (0, 0, 0);
+    for (name, bytes) in visa_texts() {
+        for read in VISA_READS {
+            texts += usize::from(check_transcode(Isa::Visa, &name, &bytes, read) > 0);
+        }
+        // The sampler instructions of the text, as a bare binary stream.
+        let Ok(program) = texlate::decode_with(Isa::Visa, &bytes, VISA_READS[0]) else {
+            continue;
+        };
+        let binary = texlate::encode(Isa::Visa, &program, Form::Binary).unwrap();
+        assert!(check_disasm(Isa::Visa, &name, &binary), "{name}");
+        assert_eq!(check_transcode(Isa::Visa, &name, &binary, VISA_READS[0]), 2);
+        let hex = texlate::isa::hex::bytes_hex(&binary, "");
+        let whole = codec(Isa::Visa)
+            .decode_hex(&[&hex])
+            .and_then(|p| codec(Isa::Visa).print_text(&p));
+        let mut out = Vec::new();
+        let streamed = streamed(stream::disasm_hex(Isa::Visa, &[&hex], &mut out), out);
+        assert_eq!(streamed, whole, "{name}: --hex");
+        streams += 1;
+        instructions += program.tex_instrs().count();
+    }
+    // Every fixture and dump reads (the strict reading refuses IGC's mixed F/HF gathers).
+    assert!(
+        texts >= streams * 3 / 2 && streams >= 5,
+        "{texts} {streams}"
+    );
+    assert!(instructions >= 20, "{instructions}");
+}
+
+#[test]
+fn visa_containers_are_refused_as_the_whole_program_path_refuses_them() {
+    let mut paths = files(Path::new("tests/cases/visa"), ".isa");
+    if let Some(root) = support::corpus("intel/dumps") {
+        let corpus = files(&root, ".isa");
+        assert!(corpus.len() > 400, "{} corpus containers", corpus.len());
+        paths.extend(corpus);
+    }
+    assert!(paths.len() >= 4);
+    for path in &paths {
+        let bytes = fs::read(path).unwrap();
+        let name = path.display().to_string();
+        assert!(!check_disasm(Isa::Visa, &name, &bytes), "{name}");
+        assert_eq!(check_transcode(Isa::Visa, &name, &bytes, VISA_READS[0]), 0);
+    }
+}
+
+/// Operands, words and lines a mutation puts into vISA text.
+const VISA_TOKENS: &[&str] = &[
+    "V9999.0",
+    "%null.3",
+    "%null.0",
+    "T99",
+    "S1",
+    "T0",
+    "V32.(2*32)",
+    "V32.(",
+    "V0057.64x",
+    "(M9, 16)",
+    "(M1, 12)",
+    "(M1,16)",
+    "0x1000:uw",
+    "0x12:f",
+    "-8:w",
+    "V33(0,0)<0;1,0>",
+    "V33(0,0)<1;1,0>",
+    "P1",
+    "(!P1.any)",
+    "sample_lz.RGBA",
+    "sample4.RG",
+    "resinfo.R",
+    "sample.0000",
+    "load.ABGR",
+    "samplx.RGBA",
+    "mov",
+    "/*",
+    "*/",
+    "//",
+    "label0:",
+    ".decl",
+    "\u{e9}",
+    "\r",
+    "",
+];
+
+/// `lines[i]` mutated by kind `kind`.
+fn mutate_visa_line(lines: &mut Vec<String>, i: usize, kind: u64, rng: &mut Rng) {
+    let pick = |rng: &mut Rng| VISA_TOKENS[(rng.next() % VISA_TOKENS.len() as u64) as usize];
+    let line = lines[i].clone();
+    let words: Vec<&str> = line.split(' ').collect();
+    lines[i] = match kind {
+        // A word replaced (an operand, the mnemonic, the exec, a declaration's attribute).
+        0..=2 => {
+            let mut w = words.clone();
+            let k = (rng.next() % w.len() as u64) as usize;
+            w[k] = pick(rng);
+            w.join(" ")
+        }
+        // A word dropped or doubled.
+        3 => {
+            let mut w = words.clone();
+            let k = (rng.next() % w.len() as u64) as usize;
+            if rng.next() % 2 == 0 {
+                w.remove(k);
+            } else {
+                w.insert(k, w[k]);
+            }
+            w.join(" ")
+        }
+        // Truncated.
+        4 => {
+            let cut = (rng.next() % (line.len() as u64 + 1)) as usize;
+            let cut = (0..=cut).rev().find(|c| line.is_char_boundary(*c)).unwrap();
+            line[..cut].to_string()
+        }
+        // One character changed.
+        5 => {
+            let mut chars: Vec<char> = line.chars().collect();
+            if !chars.is_empty() {
+                let k = (rng.next() % chars.len() as u64) as usize;
+                chars[k] = b"V0.,()<>;:x%_ \t9Rz"[(rng.next() % 18) as usize] as char;
+            }
+            chars.into_iter().collect()
+        }
+        // The line repeated (a declaration twice) or moved to the start (a use before its
+        // declaration).
+        6 => {
+            if rng.next() % 2 == 0 {
+                lines.insert(i, line.clone());
+            } else {
+                lines.remove(i);
+                lines.insert(0, line.clone());
+            }
+            return;
+        }
+        // A line of its own inserted.
+        _ => {
+            lines.insert(i, pick(rng).to_string());
+            return;
+        }
+    };
+}
+
+#[test]
+fn mutated_visa_text_streams_as_the_whole_program_path() {
+    let texts = visa_texts();
+    let mut rng = Rng(0x5eed_0f71_5a00);
+    let (mut accepted, mut refused) = (0, 0);
+    // Every fixture, and a spread of the corpus.
+    let picked = texts
+        .iter()
+        .enumerate()
+        .filter(|(i, (name, _))| !name.contains("shared/corpus") || i % 7 == 0);
+    for (_, (name, bytes)) in picked {
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        let original: Vec<String> = text.split('\n').map(str::to_string).collect();
+        let samplers: Vec<usize> = texlate::decode_with(Isa::Visa, bytes, VISA_READS[0])
+            .map(|p| p.tex_instrs().map(|t| t.span.line as usize - 1).collect())
+            .unwrap_or_default();
+        let decls: Vec<usize> = (0..original.len())
+            .filter(|&i| original[i].trim_start().starts_with(".decl"))
+            .collect();
+        for _ in 0..12 {
+            let mut lines = original.clone();
+            // Sampler lines and declarations most often, any line sometimes.
+            let i = match rng.next() % 4 {
+                0 | 1 if !samplers.is_empty() => {
+                    samplers[(rng.next() % samplers.len() as u64) as usize]
+                }
+                2 if !decls.is_empty() => decls[(rng.next() % decls.len() as u64) as usize],
+                _ => (rng.next() % lines.len() as u64) as usize,
+            };
+            let kind = rng.next() % 8;
+            mutate_visa_line(&mut lines, i, kind, &mut rng);
+            let mut mutated = lines.join("\n");
+            // Line ends: `\r\n` everywhere, or the final newline dropped.
+            match rng.next() % 6 {
+                0 => mutated = mutated.replace('\n', "\r\n"),
+                1 => mutated = mutated.trim_end_matches('\n').to_string(),
+                _ => {}
+            }
+            let what = format!("{name} line {} mutation {kind}", i + 1);
+            for read in VISA_READS {
+                if check_transcode(Isa::Visa, &what, mutated.as_bytes(), read) > 0 {
+                    accepted += 1;
+                } else {
+                    refused += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        accepted > 50 && refused > 50,
+        "{accepted} accepted, {refused} refused"
+    );
+}
+
+#[test]
+fn visa_line_ends_and_binary_look_alikes_stream_as_the_whole_program_path() {
+    let text = fs::read_to_string("tests/cases/visa/all_ops.visaasm").unwrap();
+    let crlf = text.replace('\n', "\r\n");
+    let mut cases: Vec<Vec<u8>> = vec![
+        Vec::new(),
+        b"\n".to_vec(),
+        b"\r\n".to_vec(),
+        b"\r".to_vec(),
+        crlf.clone().into_bytes(),
+        crlf.trim_end().as_bytes().to_vec(),
+        // `\r\n` on every line but one.
+        crlf.replacen("\r\n", "\n", 1).into_bytes(),
+        crlf.replacen("\r\n", "\n", 1)
+            .replace("\r\n", "\n")
+            .into_bytes(),
+        // `\r` before the last `\n` only, and a `\r` kept on an unterminated last line.
+        format!("{}\r\n", text.trim_end()).into_bytes(),
+        format!("{}\r", crlf.trim_end()).into_bytes(),
+        // A declaration that is one only with the `\r` kept (`.decl\r`).
+        format!(".decl\r\n{crlf}").into_bytes(),
+        format!(".decl\r\n{text}").into_bytes(),
+        // Binary after all: a zero byte, invalid UTF-8, the container magic.
+        format!("{text}\0").into_bytes(),
+        [text.as_bytes(), &[0xff, b'\n']].concat(),
+        format!("CISA{text}").into_bytes(),
+        b"CIS\nA".to_vec(),
+    ];
+    // Lines inside a block comment are not read as instructions.
+    cases.push(format!("/*\n{text}\n*/\n").into_bytes());
+    for (k, bytes) in cases.iter().enumerate() {
+        for read in VISA_READS {
+            check_transcode(Isa::Visa, &format!("case {k}"), bytes, read);
+        }
+    }
+}
+
+#[test]
+fn mutated_visa_instruction_streams_stream_as_the_whole_program_path() {
+    let mut streams = Vec::new();
+    for (_, bytes) in visa_texts() {
+        if let Ok(p) = texlate::decode_with(Isa::Visa, &bytes, VISA_READS[0]) {
+            let binary = texlate::encode(Isa::Visa, &p, Form::Binary).unwrap();
+            if !binary.is_empty() {
+                streams.push(binary);
+            }
+        }
+    }
+    let mut rng = Rng(0x0b17_f11b);
+    let (mut accepted, mut refused) = (0, 0);
+    for k in 0..3000 {
+        let mut bytes = streams[(rng.next() % streams.len() as u64) as usize].clone();
+        for _ in 0..1 + rng.next() % 2 {
+            let at = (rng.next() % bytes.len() as u64) as usize;
+            match rng.next() % 4 {
+                0 => bytes.truncate(at),
+                1 => bytes.insert(at, rng.next() as u8),
+                _ => bytes[at] = rng.next() as u8,
+            }
+            if bytes.is_empty() {
+                break;
+            }
+        }
+        let name = format!("mutant {k}");
+        if check_disasm(Isa::Visa, &name, &bytes) {
+            accepted += 1;
+        } else {
+            refused += 1;
+        }
+        check_transcode(Isa::Visa, &name, &bytes, VISA_READS[0]);
+    }
+    assert!(
+        accepted > 300 && refused > 300,
+        "{accepted} accepted, {refused} refused"
+    );
+    // A stream longer than the window the stream reads through, refused near its end.
+    let mut long: Vec<u8> = streams
+        .iter()
+        .cycle()
+        .take(4000)
+        .flatten()
+        .copied()
+        .collect();
+    assert!(long.len() > 1 << 17, "{}", long.len());
+    assert!(check_disasm(Isa::Visa, "long stream", &long));
+    long.truncate(long.len() - 3);
+    assert!(!check_disasm(Isa::Visa, "long stream cut", &long));
+    check_transcode(Isa::Visa, "long stream cut", &long, VISA_READS[0]);
 }

@@ -78,6 +78,29 @@ pub fn decode_error(offset: usize, reason: impl Into<String>) -> Error {
     })
 }
 
+/// `e` with its byte offset moved on by `by`: the error of an instruction decoded from a part
+/// of the input that starts `by` bytes into it.
+pub fn shift_error(e: Error, by: usize) -> Error {
+    match e {
+        Error::Decode(mut d) => {
+            d.offset += by;
+            Error::Decode(d)
+        }
+        Error::Validation(mut v) => {
+            if let crate::error::Location::Binary { offset } = &mut v.location {
+                *offset += by;
+            }
+            Error::Validation(v)
+        }
+        other => other,
+    }
+}
+
+/// The most bytes one instruction takes: opcode, sub-op, exec, predicate, channels, a
+/// variable aoffimmi (tag, var, row, column, region), sampler, surface, dst, numParams and
+/// 255 parameters.
+pub const MAX_INST_BYTES: usize = 1 + 2 + 1 + 2 + 1 + (1 + 4 + 1 + 1 + 2) + 1 + 1 + 6 + 1 + 255 * 6;
+
 /// Decodes one instruction at `bytes[at..]`: the instruction, where its fields are, and
 /// the offset after it.
 pub fn decode_inst(bytes: &[u8], at: usize) -> Result<(VisaInst, FieldPositions, usize), Error> {

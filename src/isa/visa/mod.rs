@@ -24,6 +24,7 @@ mod groups;
 mod inst;
 mod lift;
 mod names;
+mod stream;
 mod tables;
 mod text;
 mod validate;
@@ -38,7 +39,7 @@ pub use inst::{
 pub use lift::unpack_aoffimmi;
 
 use emit_inst::EmitError;
-use names::Scope;
+use names::{Named, Scope};
 
 /// Parses `.visaasm` text (a whole kernel file or bare instructions) under [`Checks::Strict`].
 pub fn parse_text(src: &str) -> Result<Program, Error> {
@@ -66,24 +67,62 @@ fn read_lines(src: &str, checks: Checks) -> Result<ReadLines<'_>, Error> {
     let mut parsed_lines = Vec::with_capacity(lines.len());
     {
         let scope = Scope::new(&program);
-        let var_type = |v| scope.var_type(v);
         let mut in_comment = false;
         for (i, line) in lines.iter().enumerate() {
-            let no = i as u32 + 1;
-            let parsed = if in_comment {
-                None
-            } else {
-                text::parse_line(line, no, &scope)?
-            };
-            match &parsed {
-                None => text::check_other_line(line, no, &mut in_comment)?,
-                Some(p) => validate::check(&p.inst, checks, &var_type)
-                    .map_err(|v| v.locate(&p.positions, Some((no, line))))?,
-            }
+            let parsed = read_line(line, i as u32 + 1, &scope, checks, &mut in_comment)?;
             parsed_lines.push(parsed);
         }
     }
     Ok((program, lines, parsed_lines))
+}
+
+/// Line `no` of `.visaasm` text, parsed and checked under `checks`: its sampler instruction,
+/// or `None` for a line of another kind (checked to be a valid vISA line). `in_comment`
+/// carries a `/* ... */` comment from line to line.
+fn read_line(
+    line: &str,
+    no: u32,
+    scope: &Scope,
+    checks: Checks,
+    in_comment: &mut bool,
+) -> Result<Option<text::ParsedLine>, Error> {
+    let parsed = if *in_comment {
+        None
+    } else {
+        text::parse_line(line, no, scope)?
+    };
+    match &parsed {
+        None => text::check_other_line(line, no, in_comment)?,
+        Some(p) => validate::check(&p.inst, checks, &|v| scope.var_type(v))
+            .map_err(|v| v.locate(&p.positions, Some((no, line))))?,
+    }
+    Ok(parsed)
+}
+
+/// The sampler instruction parsed from line `no` as a texture instruction.
+fn lift_line(
+    line: &str,
+    no: u32,
+    parsed: text::ParsedLine,
+    scope: &Scope,
+) -> Result<TexInstr, Error> {
+    let op = parsed.inst.op().ok_or_else(|| internal("parsed op"))?;
+    let extras = VisaExtras {
+        layout: Some(parsed.layout),
+        ..VisaExtras::default()
+    };
+    let span = Span {
+        offset: 0,
+        line: no,
+        column: names::column(line, parsed.positions.start),
+    };
+    Ok(lift::lift(
+        &parsed.inst,
+        op,
+        &|v| scope.var_type(v),
+        extras,
+        span,
+    ))
 }
 
 /// Parses `.visaasm` text under `checks`.
@@ -92,32 +131,21 @@ pub fn parse_text_with(src: &str, checks: Checks) -> Result<Program, Error> {
     let mut items = Vec::with_capacity(lines.len());
     {
         let scope = Scope::new(&program);
-        let var_type = |v| scope.var_type(v);
         for (i, (line, parsed)) in lines.iter().zip(parsed_lines).enumerate() {
             let no = i as u32 + 1;
-            let span = Span {
-                offset: 0,
-                line: no,
-                column: 1,
-            };
             let Some(parsed) = parsed else {
                 items.push(Item::Opaque(Opaque {
                     text: Some(line.to_string()),
                     bytes: Vec::new(),
-                    span,
+                    span: Span {
+                        offset: 0,
+                        line: no,
+                        column: 1,
+                    },
                 }));
                 continue;
             };
-            let op = parsed.inst.op().ok_or_else(|| internal("parsed op"))?;
-            let extras = VisaExtras {
-                layout: Some(parsed.layout),
-                ..VisaExtras::default()
-            };
-            let span = Span {
-                column: names::column(line, parsed.positions.start),
-                ..span
-            };
-            let tex = lift::lift(&parsed.inst, op, &var_type, extras, span);
+            let tex = lift_line(line, no, parsed, &scope)?;
             items.push(Item::Tex(Box::new(tex)));
         }
         // The ALU instructions texlate's backend emits, as `Item::Alu`.
@@ -188,16 +216,7 @@ pub fn print_text(p: &Program) -> Result<String, Error> {
                 .map(|i| alu::print(i, &scope))
                 .collect::<Vec<_>>()
                 .join(eol),
-            Item::Tex(t) => {
-                let at = Location::Text {
-                    line: line_no,
-                    column: 1,
-                };
-                let inst = emit_checked(t, p.isa, &scope, checks, at)?;
-                let op = inst.op().ok_or_else(|| internal("emitted op"))?;
-                let layout = t.origin.get::<VisaExtras>().and_then(|e| e.layout.as_ref());
-                text::print_line(&inst, op, layout, &scope)
-            }
+            Item::Tex(t) => print_tex(t, p.isa, &scope, checks, line_no)?,
         };
         lines.push(line);
     }
@@ -206,6 +225,25 @@ pub fn print_text(p: &Program) -> Result<String, Error> {
         out.push_str(eol);
     }
     Ok(out)
+}
+
+/// The line printed for texture instruction `t` (of a program read from `from`) as line
+/// `line_no`: in its layout when read from text.
+fn print_tex(
+    t: &TexInstr,
+    from: Isa,
+    scope: &Scope,
+    checks: Checks,
+    line_no: u32,
+) -> Result<String, Error> {
+    let at = Location::Text {
+        line: line_no,
+        column: 1,
+    };
+    let inst = emit_checked(t, from, scope, checks, at)?;
+    let op = inst.op().ok_or_else(|| internal("emitted op"))?;
+    let layout = t.origin.get::<VisaExtras>().and_then(|e| e.layout.as_ref());
+    Ok(text::print_line(&inst, op, layout, scope))
 }
 
 /// The text of an opaque item: vISA lines as read; another ISA's lines as vISA comments, so
@@ -239,6 +277,19 @@ pub fn decode_instruction(bytes: &[u8], at: usize) -> Result<(VisaInst, usize), 
 /// writer cut the last operands of each instruction, so they cannot become whole texture
 /// instructions; [`decode_isa_container`] reads what they hold.
 pub fn decode_binary(bytes: &[u8]) -> Result<Program, Error> {
+    refuse_container(bytes)?;
+    let mut program = Program::new(Isa::Visa);
+    let mut at = 0;
+    while at < bytes.len() {
+        let (tex, next) = decode_tex(bytes, at, at)?;
+        program.items.push(Item::Tex(Box::new(tex)));
+        at = next;
+    }
+    Ok(program)
+}
+
+/// The error [`decode_binary`] gives for an input that starts as an `.isa` container.
+fn refuse_container(bytes: &[u8]) -> Result<(), Error> {
     if bytes.starts_with(container::MAGIC) {
         return Err(binary::decode_error(
             0,
@@ -247,23 +298,24 @@ pub fn decode_binary(bytes: &[u8]) -> Result<Program, Error> {
              visa` (texlate::isa::visa::decode_isa_container) shows what it holds",
         ));
     }
-    let mut program = Program::new(Isa::Visa);
-    let mut at = 0;
-    while at < bytes.len() {
-        let (inst, positions, next) = binary::decode_inst(bytes, at)?;
-        validate::check(&inst, Checks::Strict, &|_| None)
-            .map_err(|v| v.locate(&positions, None))?;
-        let op = inst.op().ok_or_else(|| internal("decoded op"))?;
-        let span = Span {
-            offset: at,
-            line: 0,
-            column: 0,
-        };
-        let tex = lift::lift(&inst, op, &|_| None, VisaExtras::default(), span);
-        program.items.push(Item::Tex(Box::new(tex)));
-        at = next;
-    }
-    Ok(program)
+    Ok(())
+}
+
+/// Decodes and checks the instruction at `bytes[at..]` as a texture instruction, and the
+/// offset after it. `base` is the input offset of `bytes[0]`, for the span and errors.
+fn decode_tex(bytes: &[u8], at: usize, base_at: usize) -> Result<(TexInstr, usize), Error> {
+    let shift = |e| binary::shift_error(e, base_at - at);
+    let (inst, positions, next) = binary::decode_inst(bytes, at).map_err(shift)?;
+    validate::check(&inst, Checks::Strict, &|_| None)
+        .map_err(|v| shift(v.locate(&positions, None)))?;
+    let op = inst.op().ok_or_else(|| internal("decoded op"))?;
+    let span = Span {
+        offset: base_at,
+        line: 0,
+        column: 0,
+    };
+    let tex = lift::lift(&inst, op, &|_| None, VisaExtras::default(), span);
+    Ok((tex, next))
 }
 
 /// Encodes the texture instructions of `p`, in order. Opaque text lines (declarations and
@@ -319,16 +371,7 @@ fn for_each_encoded(p: &Program, mut sink: impl FnMut(&[u8])) -> Result<(), Erro
                     alu::encode(&i, &mut buf);
                 }
             }
-            Item::Tex(t) => {
-                let inst = emit_checked(t, p.isa, &scope, checks, Location::Binary { offset })?;
-                binary::encode_inst(&inst, &mut buf).map_err(|why| {
-                    Error::Validation(ValidationError {
-                        location: Location::Binary { offset },
-                        rule: "encoding",
-                        detail: why,
-                    })
-                })?;
-            }
+            Item::Tex(t) => encode_tex(t, p.isa, &scope, checks, offset, &mut buf)?,
         }
         if !buf.is_empty() {
             sink(&buf);
@@ -337,6 +380,26 @@ fn for_each_encoded(p: &Program, mut sink: impl FnMut(&[u8])) -> Result<(), Erro
         }
     }
     Ok(())
+}
+
+/// Appends the encoding of texture instruction `t` (of a program read from `from`) to
+/// `buf`; errors are located at `offset`, where it starts in the output.
+fn encode_tex(
+    t: &TexInstr,
+    from: Isa,
+    scope: &Scope,
+    checks: Checks,
+    offset: usize,
+    buf: &mut Vec<u8>,
+) -> Result<(), Error> {
+    let inst = emit_checked(t, from, scope, checks, Location::Binary { offset })?;
+    binary::encode_inst(&inst, buf).map_err(|why| {
+        Error::Validation(ValidationError {
+            location: Location::Binary { offset },
+            rule: "encoding",
+            detail: why,
+        })
+    })
 }
 
 /// Emits one IR instruction as a vISA instruction and checks it; errors are located at `at` (the output position).
@@ -354,12 +417,22 @@ fn emit_checked(
             detail,
         })
     };
-    let inst = emit_inst::emit(t, &|v| scope.var_type(v)).map_err(|e| match e {
+    let mut inst = emit_inst::emit(t, &|v| scope.var_type(v)).map_err(|e| match e {
         EmitError::Rule(v) => located(v.rule, v.detail),
         EmitError::Unsupported(what, why) => {
             Error::Unsupported(Unsupported::new(what, from, Isa::Visa, why))
         }
     })?;
+    // A translated parameter held in a variable of another type is read through the alias
+    // of the type it needs, which `emit::emit_program` declares (`tex_aliases_needed`).
+    if t.origin.get::<VisaExtras>().is_none() {
+        for (i, ty) in validate::param_retypes(&inst, &|v| scope.var_type(v)) {
+            let alias = alu::alias_name(&scope.var_name(inst.params[i].var), ty);
+            if let Some(Named::General(index)) = scope.resolve(&alias) {
+                inst.params[i].var = index;
+            }
+        }
+    }
     validate::check(&inst, checks, &|v| scope.var_type(v))
         .map_err(|v| located(v.rule, v.detail))?;
     Ok(inst)
@@ -476,11 +549,42 @@ impl crate::isa::Codec for VisaCodec {
         Ok(groups::register_groups(t))
     }
     fn parse_text(&self, src: &str, read: crate::ReadOptions) -> Result<Program, Error> {
-        if read.igc_compatible {
-            parse_text_with(src, Checks::IgcCompatible)
-        } else {
-            parse_text(src)
+        parse_text_with(src, read_checks(read))
+    }
+    fn stream_disasm(
+        &self,
+        input: &mut dyn crate::stream::Input,
+        out: &mut dyn std::io::Write,
+    ) -> Result<crate::stream::Stats, crate::stream::StreamError> {
+        stream::disasm(input, out)
+    }
+    fn stream_disasm_hex(
+        &self,
+        words: &[&str],
+        out: &mut dyn std::io::Write,
+    ) -> Result<crate::stream::Stats, crate::stream::StreamError> {
+        stream::disasm_hex(words, out)
+    }
+    fn stream_transcode(
+        &self,
+        input: &mut dyn crate::stream::Input,
+        read: crate::ReadOptions,
+        emit: crate::Form,
+        out: &mut dyn std::io::Write,
+    ) -> Result<crate::stream::Stats, crate::stream::StreamError> {
+        match stream::transcode(input, read_checks(read), emit, out)? {
+            Some(stats) => Ok(stats),
+            None => crate::stream::transcode_whole(self, input, read, emit, out),
         }
+    }
+}
+
+/// The checks text is read under: [`Checks::IgcCompatible`] when `read` says so.
+fn read_checks(read: crate::ReadOptions) -> Checks {
+    if read.igc_compatible {
+        Checks::IgcCompatible
+    } else {
+        Checks::Strict
     }
 }
 

@@ -166,138 +166,154 @@ impl<'p> Scope<'p> {
 }
 
 /// Reads every `.decl` line of `lines` into `program`'s tables and `visa`'s predicate list.
-/// Lines are numbered from 1. `// .decl` comments (IGC's predefined block) are not
-/// declarations.
+/// Lines are numbered from 1.
 pub fn read_decls(
     lines: &[&str],
     program: &mut Program,
     visa: &mut VisaProgram,
 ) -> Result<(), Error> {
-    let limits = &tables::tables().limits;
-    let mut names = std::collections::HashSet::new();
+    let mut names = DeclaredNames::default();
     for (i, line) in lines.iter().enumerate() {
-        let line_no = i as u32 + 1;
-        let body = line.trim_start();
-        let Some(rest) = body.strip_prefix(".decl") else {
-            continue;
-        };
-        if !rest.starts_with(|c: char| c.is_whitespace()) {
-            continue;
+        read_decl(line, i as u32 + 1, program, visa, &mut names)?;
+    }
+    Ok(())
+}
+
+/// The names declared so far, to refuse a second declaration of one.
+#[derive(Default)]
+pub struct DeclaredNames(std::collections::HashSet<String>);
+
+/// Reads line `line_no` into `program`'s tables and `visa`'s predicate list when it is a
+/// `.decl` line (`// .decl` comments, IGC's predefined block, are not declarations);
+/// `names` holds the names the lines before it declared.
+pub fn read_decl(
+    line: &str,
+    line_no: u32,
+    program: &mut Program,
+    visa: &mut VisaProgram,
+    names: &mut DeclaredNames,
+) -> Result<(), Error> {
+    let limits = &tables::tables().limits;
+    let body = line.trim_start();
+    let Some(rest) = body.strip_prefix(".decl") else {
+        return Ok(());
+    };
+    if !rest.starts_with(|c: char| c.is_whitespace()) {
+        return Ok(());
+    }
+    visa.declared = true;
+    let indent = line.len() - body.len() + ".decl".len();
+    let mut words = split_words(rest, indent);
+    let Some((name_col, name)) = words.next() else {
+        return Err(parse_error(
+            line,
+            line_no,
+            line.len(),
+            "",
+            "a variable name",
+        ));
+    };
+    let attr = |key: &str| -> Option<(usize, &str)> {
+        split_words(rest, indent).find_map(|(c, w)| w.strip_prefix(key).map(|v| (c, v)))
+    };
+    let Some((vt_col, v_type)) = attr("v_type=") else {
+        return Err(parse_error(
+            line,
+            line_no,
+            line.len(),
+            "",
+            "`v_type=` in .decl",
+        ));
+    };
+    let duplicate = || {
+        Error::Validation(ValidationError {
+            location: Location::Text {
+                line: line_no,
+                column: column(line, name_col),
+            },
+            rule: "duplicate-declaration",
+            detail: format!("`{name}` is declared twice"),
+        })
+    };
+    let too_many = |what: &str| {
+        parse_error(
+            line,
+            line_no,
+            name_col,
+            name,
+            &format!("at most 256 {what} (indices are one byte)"),
+        )
+    };
+    match v_type {
+        "G" | "P" | "S" | "T" => {
+            if !names.0.insert(name.to_string()) {
+                return Err(duplicate());
+            }
         }
-        visa.declared = true;
-        let indent = line.len() - body.len() + ".decl".len();
-        let mut words = split_words(rest, indent);
-        let Some((name_col, name)) = words.next() else {
-            return Err(parse_error(
-                line,
-                line_no,
-                line.len(),
-                "",
-                "a variable name",
-            ));
-        };
-        let attr = |key: &str| -> Option<(usize, &str)> {
-            split_words(rest, indent).find_map(|(c, w)| w.strip_prefix(key).map(|v| (c, v)))
-        };
-        let Some((vt_col, v_type)) = attr("v_type=") else {
-            return Err(parse_error(
-                line,
-                line_no,
-                line.len(),
-                "",
-                "`v_type=` in .decl",
-            ));
-        };
-        let duplicate = || {
-            Error::Validation(ValidationError {
-                location: Location::Text {
-                    line: line_no,
-                    column: column(line, name_col),
+        _ => return Ok(()),
+    }
+    match v_type {
+        "G" => {
+            let ty = attr("type=").map_or("", |(_, t)| t);
+            if !ty.is_empty() && tables::type_by_name(ty).is_none() {
+                let (col, _) = attr("type=").unwrap_or((vt_col, ""));
+                return Err(parse_error(line, line_no, col, ty, "a vISA type name"));
+            }
+            let num_elts = attr("num_elts=").map_or(Ok(0), |(col, n)| {
+                n.parse::<u32>()
+                    .map_err(|_| parse_error(line, line_no, col, n, "a number of elements"))
+            })?;
+            program.variables.insert(
+                name.to_string(),
+                Variable {
+                    name: name.to_string(),
+                    ty: ty.to_ascii_lowercase(),
+                    num_elts,
                 },
-                rule: "duplicate-declaration",
-                detail: format!("`{name}` is declared twice"),
-            })
-        };
-        let too_many = |what: &str| {
-            parse_error(
-                line,
-                line_no,
-                name_col,
-                name,
-                &format!("at most 256 {what} (indices are one byte)"),
-            )
-        };
-        match v_type {
-            "G" | "P" | "S" | "T" => {
-                if !names.insert(name.to_string()) {
-                    return Err(duplicate());
-                }
-            }
-            _ => continue,
+            );
         }
-        match v_type {
-            "G" => {
-                let ty = attr("type=").map_or("", |(_, t)| t);
-                if !ty.is_empty() && tables::type_by_name(ty).is_none() {
-                    let (col, _) = attr("type=").unwrap_or((vt_col, ""));
-                    return Err(parse_error(line, line_no, col, ty, "a vISA type name"));
-                }
-                let num_elts = attr("num_elts=").map_or(Ok(0), |(col, n)| {
-                    n.parse::<u32>()
-                        .map_err(|_| parse_error(line, line_no, col, n, "a number of elements"))
-                })?;
-                program.variables.insert(
-                    name.to_string(),
-                    Variable {
-                        name: name.to_string(),
-                        ty: ty.to_ascii_lowercase(),
-                        num_elts,
-                    },
-                );
+        "P" => {
+            // Research §3.1: the predicate field holds the id in bits 11:0; a larger id
+            // would spill into the control bits.
+            let id = visa.predicates.len() as u32 + limits.first_user_predicate;
+            if id > MAX_PREDICATE_ID {
+                return Err(parse_error(
+                    line,
+                    line_no,
+                    name_col,
+                    name,
+                    &format!("at most {MAX_PREDICATE_ID} predicates (ids are 12 bits)"),
+                ));
             }
-            "P" => {
-                // Research §3.1: the predicate field holds the id in bits 11:0; a larger id
-                // would spill into the control bits.
-                let id = visa.predicates.len() as u32 + limits.first_user_predicate;
-                if id > MAX_PREDICATE_ID {
-                    return Err(parse_error(
-                        line,
-                        line_no,
-                        name_col,
-                        name,
-                        &format!("at most {MAX_PREDICATE_ID} predicates (ids are 12 bits)"),
-                    ));
-                }
-                visa.predicates.push(name.to_string());
+            visa.predicates.push(name.to_string());
+        }
+        "S" => {
+            let index = program.samplers.len() as u32;
+            if index > u32::from(u8::MAX) {
+                return Err(too_many("samplers"));
             }
-            "S" => {
-                let index = program.samplers.len() as u32;
-                if index > u32::from(u8::MAX) {
-                    return Err(too_many("samplers"));
-                }
-                program.samplers.insert(
-                    index,
-                    SamplerDecl {
-                        name: name.to_string(),
-                        comparison: false,
-                    },
-                );
+            program.samplers.insert(
+                index,
+                SamplerDecl {
+                    name: name.to_string(),
+                    comparison: false,
+                },
+            );
+        }
+        _ => {
+            let index = program.resources.len() as u32 + limits.first_user_surface;
+            if index > u32::from(u8::MAX) {
+                return Err(too_many("surfaces"));
             }
-            _ => {
-                let index = program.resources.len() as u32 + limits.first_user_surface;
-                if index > u32::from(u8::MAX) {
-                    return Err(too_many("surfaces"));
-                }
-                program.resources.insert(
-                    index,
-                    Resource {
-                        name: name.to_string(),
-                        dim: Dimension::Deferred,
-                        return_type: None,
-                        sample_count: None,
-                    },
-                );
-            }
+            program.resources.insert(
+                index,
+                Resource {
+                    name: name.to_string(),
+                    dim: Dimension::Deferred,
+                    return_type: None,
+                    sample_count: None,
+                },
+            );
         }
     }
     Ok(())

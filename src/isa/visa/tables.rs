@@ -326,12 +326,66 @@ pub fn op_by_code(opcode: u8, subop: u8) -> Option<&'static OpDesc> {
         .find(|o| o.opcode == opcode && o.subop == subop)
 }
 
-/// The op spelled `name` (IGC mnemonic or seed name, any case).
+/// The op spelled `name` (IGC mnemonic or seed name, any case). Every line of a `.visaasm`
+/// file asks, so the names are hashed once ([`Names`]).
 pub fn op_by_name(name: &str) -> Option<&'static OpDesc> {
-    tables()
-        .ops
-        .iter()
-        .find(|o| o.mnemonic.eq_ignore_ascii_case(name) || o.doc.eq_ignore_ascii_case(name))
+    static OPS: OnceLock<Names<&'static OpDesc>> = OnceLock::new();
+    let ops = OPS.get_or_init(|| {
+        let ops = &tables().ops;
+        let names = ops.iter().flat_map(|o| [(&o.mnemonic, o), (&o.doc, o)]);
+        Names::new(names.map(|(n, o)| (n.to_ascii_lowercase(), o)))
+    });
+    let mut lower = [0u8; Names::<()>::LONGEST];
+    let lower = lower.get_mut(..name.len())?;
+    lower.copy_from_slice(name.as_bytes());
+    lower.make_ascii_lowercase();
+    ops.get(lower).copied()
+}
+
+/// Names hashed with FNV-1a (short ASCII words: SipHash costs more than the lookup saves),
+/// the first entry of a name kept.
+pub struct Names<T>(std::collections::HashMap<Box<[u8]>, T, std::hash::BuildHasherDefault<Fnv>>);
+
+impl<T> Names<T> {
+    /// Names longer than this are none of them.
+    const LONGEST: usize = 32;
+
+    fn new(entries: impl Iterator<Item = (String, T)>) -> Self {
+        let mut map = std::collections::HashMap::default();
+        for (name, value) in entries {
+            assert!(
+                name.len() <= Self::LONGEST,
+                "vISA table name `{name}` too long"
+            );
+            map.entry(name.into_bytes().into_boxed_slice())
+                .or_insert(value);
+        }
+        Names(map)
+    }
+
+    fn get(&self, name: &[u8]) -> Option<&T> {
+        self.0.get(name)
+    }
+}
+
+/// The FNV-1a hash (64-bit).
+pub struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// The type named `name` (lower case as IGC prints it; any case accepted).
@@ -457,7 +511,9 @@ pub fn mnemonics() -> &'static Mnemonics {
 /// a sampler op of `visa.toml` (any case, with the seeds' spellings) or one of
 /// `visa_mnemonics.toml` (case-sensitive, as IGC's lexer).
 pub fn is_mnemonic(name: &str) -> bool {
-    op_by_name(name).is_some() || mnemonics().mnemonics.iter().any(|m| m == name)
+    static IGC: OnceLock<Names<()>> = OnceLock::new();
+    let igc = IGC.get_or_init(|| Names::new(mnemonics().mnemonics.iter().map(|m| (m.clone(), ()))));
+    igc.get(name.as_bytes()).is_some() || op_by_name(name).is_some()
 }
 
 /// Every mnemonic, for hints.
