@@ -313,17 +313,58 @@ pub fn tables() -> &'static Tables {
     })
 }
 
+/// The opcodes and ops by their binary codes, and each opcode's modifier bits: what decoding
+/// asks of every instruction, indexed once.
+struct ByCode {
+    opcodes: [Option<&'static OpcodeDesc>; 256],
+    /// The op of (opcode, sub-op) at `usize::from(opcode) << 8 | sub-op`, for the opcodes
+    /// texlate reads; sparse, so by hash.
+    ops: std::collections::HashMap<u16, &'static OpDesc, std::hash::BuildHasherDefault<Fnv>>,
+    /// The modifier bits each opcode defines.
+    modifier_masks: [u16; 256],
+}
+
+fn by_code() -> &'static ByCode {
+    static BY_CODE: OnceLock<ByCode> = OnceLock::new();
+    BY_CODE.get_or_init(|| {
+        let t = tables();
+        let mut by = ByCode {
+            opcodes: [None; 256],
+            ops: Default::default(),
+            modifier_masks: [0; 256],
+        };
+        for o in t.opcodes.iter().rev() {
+            by.opcodes[usize::from(o.code)] = Some(o);
+            by.modifier_masks[usize::from(o.code)] = o
+                .modifiers
+                .iter()
+                .filter_map(|m| modifier_by_name(m))
+                .fold(0, |mask, d| mask | 1 << d.bit);
+        }
+        for o in t.ops.iter().rev() {
+            by.ops
+                .insert(u16::from(o.opcode) << 8 | u16::from(o.subop), o);
+        }
+        by
+    })
+}
+
 /// The opcode with binary code `code`.
 pub fn opcode(code: u8) -> Option<&'static OpcodeDesc> {
-    tables().opcodes.iter().find(|o| o.code == code)
+    by_code().opcodes[usize::from(code)]
 }
 
 /// The op with `opcode` and `subop`.
 pub fn op_by_code(opcode: u8, subop: u8) -> Option<&'static OpDesc> {
-    tables()
+    by_code()
         .ops
-        .iter()
-        .find(|o| o.opcode == opcode && o.subop == subop)
+        .get(&(u16::from(opcode) << 8 | u16::from(subop)))
+        .copied()
+}
+
+/// The sub-op modifier bits (`.pixel_null_mask`, `.cps`, `.divS`) opcode `code` defines.
+pub fn modifier_mask(code: u8) -> u16 {
+    by_code().modifier_masks[usize::from(code)]
 }
 
 /// The op spelled `name` (IGC mnemonic or seed name, any case). Every line of a `.visaasm`
