@@ -182,10 +182,10 @@ fn translations(c: &mut Criterion) {
                 .into_iter()
                 .filter(|i| match translate(&i.bytes, &i.options) {
                     Ok(t)
-                        if !t.report.instructions.is_empty()
+                        if !t.report().instructions.is_empty()
                             && texlate::encode(to, &t.program, Form::Binary).is_ok() =>
                     {
-                        tex += t.report.instructions.len();
+                        tex += t.report().instructions.len();
                         true
                     }
                     _ => false,

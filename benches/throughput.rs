@@ -84,9 +84,8 @@ fn nvidia_pairs_stream(bundle_count: usize) -> Option<Vec<u8>> {
     Some(bundles(picks, bundle_count))
 }
 
-/// `bundles` bundles of random texture words of every form (each accepted alone), almost all
-/// distinct (each one that decodes and encodes: reserved values such as `INVALID5` decode but
-/// cannot be encoded): what a stream costs when no word repeats.
+/// `bundles` bundles of random texture words of every form (each accepted alone: decoded and
+/// encoded), almost all distinct: what a stream costs when no word repeats.
 fn nvidia_distinct_stream(bundle_count: usize) -> Vec<u8> {
     let forms: Vec<(u64, u64)> = texlate::isa::nvidia::table::table()
         .forms
@@ -98,9 +97,10 @@ fn nvidia_distinct_stream(bundle_count: usize) -> Vec<u8> {
         let (mask, value) = forms[(rng.next() % forms.len() as u64) as usize];
         let word = (rng.next() & !mask) | value;
         let alone = bundles(std::iter::once(word), 1);
-        let encodes = texlate::decode(Isa::Nvidia, &alone)
-            .is_ok_and(|p| codec(Isa::Nvidia).encode_binary(&p).is_ok());
-        if encodes {
+        if texlate::decode(Isa::Nvidia, &alone)
+            .and_then(|p| texlate::encode(Isa::Nvidia, &p, Form::Binary))
+            .is_ok()
+        {
             return word;
         }
     });

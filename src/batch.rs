@@ -57,7 +57,7 @@ use crate::ir::{Isa, Item, Program};
 use crate::isa::{self, visa};
 use crate::mappings::files;
 use crate::stream::{self, StreamError};
-use crate::translate::{self, Report};
+use crate::translate;
 use crate::{Error, Form, ReadOptions};
 
 // ---------------------------------------------------------------------------------------
@@ -179,13 +179,14 @@ pub fn unencoded_lines_note(isa: Isa, form: Form, program: &Program) -> Option<S
 }
 
 /// Translates one input (`name` for messages, its `bytes`) as `translate` does, with the
-/// translation's Report; warnings and notes go to `notes`, also when the input then fails.
+/// translation (its Report on demand; its output bytes moved into the [`Output`]); warnings and
+/// notes go to `notes`, also when the input then fails.
 pub fn translate_input(
     name: &str,
     bytes: &[u8],
     options: &translate::Options,
     notes: &mut Vec<Note>,
-) -> Result<(Output, Report), Box<Diagnostic>> {
+) -> Result<(Output, translate::Translation), Box<Diagnostic>> {
     refuse_isa_container(options.from, name, bytes)?;
     let warning = igc_relaxation_warning(options.from, bytes, options.read);
     notes.extend(warning.map(|message| Note {
@@ -195,8 +196,8 @@ pub fn translate_input(
     let fail = |e: Error| Box::new(diagnose(options.from, name, bytes, Some(options), &e));
     let source = crate::decode_with(options.from, bytes, options.read).map_err(fail)?;
     let (instructions, texture_instructions) = counts(&source);
-    let t = translate::translate_program(source, options).map_err(fail)?;
-    notes.extend(report_warnings(&t.report.warnings));
+    let mut t = translate::translate_program(source, options).map_err(fail)?;
+    notes.extend(report_warnings(&t.warnings));
     let warnings = isa::codec(options.to).encode_warnings(&t.program, options.emit);
     notes.extend(warnings.into_iter().map(|message| Note {
         level: NoteLevel::Warning,
@@ -210,11 +211,11 @@ pub fn translate_input(
         }));
     }
     let output = Output {
-        bytes: t.output,
+        bytes: std::mem::take(&mut t.output),
         instructions,
         texture_instructions,
     };
-    Ok((output, t.report))
+    Ok((output, t))
 }
 
 /// The Report's warnings shown with a translation (what it could not keep exactly): the first

@@ -2,14 +2,17 @@
 //! `disasm` = decode then print, `disasm_hex` = `decode_hex` then print, `transcode` =
 //! decode then encode; where the whole path refuses an input, the stream refuses it with the
 //! same error. Checked on every corpus file (skipped plainly without `../shared/corpus`), on
-//! the fixtures under `tests/cases/`, and on random NVIDIA word streams.
+//! the fixtures under `tests/cases/`, on random NVIDIA word streams, and on DXBC containers,
+//! token streams and listings cut, corrupted and made of random tokens.
 
+mod mutate;
 mod support;
 
 use std::fs;
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
+use texlate::isa::dxbc::container::{self, Container};
 use texlate::stream::{self, StreamError};
 use texlate::{isa::codec, Form, Isa, ReadOptions};
 
@@ -122,7 +125,7 @@ fn every_corpus_file_streams_as_the_whole_program_path() {
 
 /// A word stream of whole bundles: a control word (phase `ctrl_phase` in every slot) and
 /// the `words` three by three (NOP-padded).
-fn bundles(words: &[u64], control: impl Fn(usize) -> u64) -> Vec<u8> {
+fn bundles(words: &[u64], mut control: impl FnMut(usize) -> u64) -> Vec<u8> {
     let nop = 0x50b0_0000_0007_0f00u64;
     let mut out = Vec::new();
     for (b, chunk) in words.chunks(3).enumerate() {
@@ -295,6 +298,562 @@ fn a_stream_refused_after_its_first_words_writes_nothing() {
     assert_eq!(Err(e.clone()), whole_disasm(Isa::Nvidia, &bytes));
     assert!(e.to_string().contains("byte offset 0x"), "{e}");
     assert!(out.is_empty(), "{} bytes written", out.len());
+}
+
+/// Checks `transcode` of `bytes` into `emit` against decode then encode.
+fn check_transcode_to(isa: Isa, name: &str, bytes: &[u8], emit: Form) -> bool {
+    let read = ReadOptions::default();
+    let whole = texlate::decode_with(isa, bytes, read).and_then(|p| texlate::encode(isa, &p, emit));
+    let mut out = Vec::new();
+    let stream = match stream::transcode(isa, &mut Cursor::new(bytes), read, emit, &mut out) {
+        Ok(_) => Ok(out),
+        Err(StreamError::Codec(e)) => Err(e),
+        Err(StreamError::Io(e)) => panic!("I/O error on memory: {e}"),
+    };
+    assert!(
+        stream == whole,
+        "{name}: transcode to {emit:?} differs from whole:\n{:?}\n{:?}",
+        stream
+            .as_ref()
+            .map(|b| String::from_utf8_lossy(b).into_owned()),
+        whole
+            .as_ref()
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+    );
+    whole.is_ok()
+}
+
+/// The identity transcode of an NVIDIA word stream to binary, streamed and whole (the same
+/// words or the same error); where accepted, the stream counts the whole program's items and
+/// texture instructions. Returns whether the whole path accepted them.
+fn check_binary_transcode(name: &str, bytes: &[u8]) -> bool {
+    if !check_transcode_to(Isa::Nvidia, name, bytes, Form::Binary) {
+        return false;
+    }
+    let read = ReadOptions::default();
+    let mut out = Vec::new();
+    let stats = stream::transcode(
+        Isa::Nvidia,
+        &mut Cursor::new(bytes),
+        read,
+        Form::Binary,
+        &mut out,
+    )
+    .expect("accepted whole");
+    let p = texlate::decode_with(Isa::Nvidia, bytes, read).expect("accepted whole");
+    assert_eq!(stats.items, p.items.len() as u64, "{name}: items");
+    assert_eq!(
+        stats.texture,
+        p.tex_instrs().count() as u64,
+        "{name}: texture"
+    );
+    true
+}
+
+/// A random word of a texture form (its opcode bits, every other bit random).
+fn form_word(rng: &mut Rng) -> u64 {
+    let forms = &texlate::isa::nvidia::table::table().forms;
+    let f = &forms[(rng.next() % forms.len() as u64) as usize];
+    (rng.next() & !f.mask) | f.value
+}
+
+/// `word` with its low three bytes and bits 20..27 (the register fields of most forms) set
+/// to registers near RZ, where vectors stop fitting.
+fn high_registers(rng: &mut Rng, word: u64) -> u64 {
+    let mut w = word;
+    for lo in [0, 8, 20, 28] {
+        if rng.next() % 2 == 0 {
+            w = (w & !(0xff << lo)) | ((248 + rng.next() % 8) << lo);
+        }
+    }
+    w
+}
+
+/// The words of `count` words accepted alone (decoded and encoded by the whole path).
+fn accepted_words(rng: &mut Rng, count: usize) -> Vec<u64> {
+    let mut words = Vec::new();
+    while words.len() < count {
+        let word = form_word(rng);
+        let bytes = bundles(&[word], |_| control(rng.next() % 3));
+        if texlate::decode(Isa::Nvidia, &bytes)
+            .and_then(|p| texlate::encode(Isa::Nvidia, &p, Form::Binary))
+            .is_ok()
+        {
+            words.push(word);
+        }
+    }
+    words
+}
+
+/// Streams of accepted words with some mutated (registers moved near RZ, bits flipped, the
+/// word replaced by a random one of a texture form), and control words sometimes random or a
+/// texture word: the identity transcode to binary gives the whole path's words or error
+/// (the first decoding error of the stream, else the first word that cannot run).
+#[test]
+fn mutated_nvidia_streams_transcode_to_binary_as_the_whole_program_path() {
+    let mut rng = Rng(0x5eed_0000_b1a5_0001);
+    let pool = accepted_words(&mut rng, 40);
+    let (mut accepted, mut refused) = (0, 0);
+    for round in 0..600 {
+        let mut words: Vec<u64> = Vec::new();
+        for _ in 0..60 {
+            let w = pool[(rng.next() % pool.len() as u64) as usize];
+            words.push(match rng.next() % 150 {
+                0 | 1 => high_registers(&mut rng, w),
+                2 => w ^ (1 << (rng.next() % 64)),
+                3 => form_word(&mut rng),
+                _ => w,
+            });
+        }
+        let mut bytes = bundles(&words, |_| match rng.next() % 200 {
+            0 => rng.next(),
+            1 => pool[(rng.next() % pool.len() as u64) as usize],
+            2 => form_word(&mut rng),
+            _ => control(rng.next() % 3),
+        });
+        if round % 50 == 0 {
+            bytes.truncate(bytes.len() - 8);
+        }
+        if check_binary_transcode(&format!("round {round}"), &bytes) {
+            accepted += 1;
+        } else {
+            refused += 1;
+        }
+    }
+    assert!(
+        accepted > 50 && refused > 50,
+        "{accepted} accepted, {refused} refused"
+    );
+}
+
+/// A long stream of distinct accepted words (every word a miss of the streams' word check),
+/// and the same words with registers moved near RZ.
+#[test]
+fn distinct_nvidia_words_transcode_to_binary_as_the_whole_program_path() {
+    let mut rng = Rng(0xd157_19c7_0000_0003);
+    let words = accepted_words(&mut rng, 6000);
+    let bytes = bundles(&words, |b| control(b as u64 % 3));
+    assert!(check_binary_transcode("distinct words", &bytes));
+    // Each shape seen first with low registers, then with registers near RZ.
+    let mut refused = 0;
+    for chunk in words.chunks(30) {
+        let mut w = chunk.to_vec();
+        w.extend(chunk.iter().map(|&x| high_registers(&mut rng, x)));
+        refused += usize::from(!check_binary_transcode(
+            "high registers",
+            &bundles(&w, |_| control(2)),
+        ));
+    }
+    assert!(refused > 10, "{refused} refused");
+}
+
+/// A control word that decodes as a texture instruction that cannot run: kept as an opaque
+/// word, which encoding refuses (as the whole path does).
+#[test]
+fn a_control_word_that_is_a_refused_texture_word_is_refused_alike() {
+    let nop = 0x50b0_0000_0007_0f00u64;
+    // The Rd vector past R254 of `a_stream_refused_after_its_first_words_writes_nothing`.
+    let bad = 0xdeb8_000f_f187_10feu64;
+    let bytes: Vec<u8> = [control(2), nop, nop, nop, bad, nop, nop, nop]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    assert!(!check_binary_transcode("control word", &bytes));
+}
+
+/// A minimal ELF64 file with the sections given (name, bytes), as a cubin holds them.
+fn elf(sections: &[(&str, Vec<u8>)]) -> Vec<u8> {
+    let mut strtab = vec![0u8];
+    let mut names = Vec::new();
+    for (name, _) in sections.iter().chain(&[(".shstrtab", Vec::new())]) {
+        names.push(strtab.len() as u32);
+        strtab.extend(name.as_bytes());
+        strtab.push(0);
+    }
+    let mut body = vec![0u8; 64];
+    let mut headers = vec![0u8; 64]; // the null section
+    let mut put = |body: &mut Vec<u8>, name: u32, kind: u32, data: &[u8]| {
+        while body.len() % 8 != 0 {
+            body.push(0);
+        }
+        let offset = body.len() as u64;
+        body.extend(data);
+        for v in [name, kind] {
+            headers.extend(v.to_le_bytes());
+        }
+        for v in [0u64, 0, offset, data.len() as u64] {
+            headers.extend(v.to_le_bytes());
+        }
+        headers.extend([0u8; 8]);
+        headers.extend(8u64.to_le_bytes());
+        headers.extend(0u64.to_le_bytes());
+    };
+    for (k, (_, data)) in sections.iter().enumerate() {
+        put(&mut body, names[k], 1, data);
+    }
+    put(&mut body, names[sections.len()], 3, &strtab);
+    while body.len() % 8 != 0 {
+        body.push(0);
+    }
+    let shoff = body.len() as u64;
+    let shnum = sections.len() as u16 + 2;
+    let mut h = b"\x7fELF\x02\x01\x01".to_vec();
+    h.resize(16, 0);
+    h.extend(2u16.to_le_bytes()); // ET_EXEC
+    h.extend(190u16.to_le_bytes()); // EM_CUDA
+    h.extend(1u32.to_le_bytes());
+    h.extend(0u64.to_le_bytes()); // entry
+    h.extend(0u64.to_le_bytes()); // phoff
+    h.extend(shoff.to_le_bytes());
+    h.extend(0x0032_0532u32.to_le_bytes()); // flags
+    for v in [64u16, 0, 0, 64, shnum, shnum - 1] {
+        h.extend(v.to_le_bytes());
+    }
+    body[..64].copy_from_slice(&h);
+    body.extend(headers);
+    body
+}
+
+/// Cubins (built here, and every corpus cubin) with words of their `.text` sections mutated:
+/// the identity transcode to binary gives the whole path's file or error.
+#[test]
+fn mutated_cubins_transcode_to_binary_as_the_whole_program_path() {
+    let mut rng = Rng(0xc0b1_0000_0000_0005);
+    let pool = accepted_words(&mut rng, 30);
+    let mut cubins = Vec::new();
+    for _ in 0..3 {
+        let mut sections = Vec::new();
+        for k in 0..1 + rng.next() % 3 {
+            let words: Vec<u64> = (0..3 + rng.next() % 20)
+                .map(|_| pool[(rng.next() % pool.len() as u64) as usize])
+                .collect();
+            sections.push((format!(".text.k{k}"), bundles(&words, |_| control(2))));
+        }
+        sections.push((
+            ".nv.info".to_string(),
+            (0..40).map(|_| rng.next() as u8).collect(),
+        ));
+        let named: Vec<(&str, Vec<u8>)> = sections
+            .iter()
+            .map(|(n, d)| (n.as_str(), d.clone()))
+            .collect();
+        cubins.push(elf(&named));
+    }
+    assert!(check_binary_transcode("built cubin", &cubins[0]));
+    if let Some(root) = support::corpus("nvidia/cubin") {
+        cubins.extend(files(&root, ".cubin").iter().map(|p| fs::read(p).unwrap()));
+    }
+    let (mut accepted, mut refused) = (0, 0);
+    for (n, cubin) in cubins.iter().enumerate() {
+        assert!(check_binary_transcode(&format!("cubin {n}"), cubin));
+        let file = object::File::parse(cubin.as_slice()).unwrap();
+        let texts: Vec<(usize, usize)> = object::Object::sections(&file)
+            .filter(|s| object::ObjectSection::name(s).is_ok_and(|n| n.starts_with(".text.")))
+            .filter_map(|s| object::ObjectSection::file_range(&s))
+            .map(|(o, l)| (o as usize, l as usize))
+            .collect();
+        for _ in 0..40 {
+            let mut c = cubin.clone();
+            for _ in 0..1 + rng.next() % 3 {
+                let (o, l) = texts[(rng.next() % texts.len() as u64) as usize];
+                let at = o + 8 * (rng.next() as usize % (l / 8).max(1));
+                let old = u64::from_le_bytes(c[at..at + 8].try_into().unwrap());
+                let new = match rng.next() % 4 {
+                    0 => high_registers(&mut rng, old),
+                    1 => old ^ (1 << (rng.next() % 64)),
+                    2 => form_word(&mut rng),
+                    _ => pool[(rng.next() % pool.len() as u64) as usize],
+                };
+                c[at..at + 8].copy_from_slice(&new.to_le_bytes());
+            }
+            if check_binary_transcode(&format!("mutated cubin {n}"), &c) {
+                accepted += 1;
+            } else {
+                refused += 1;
+            }
+        }
+    }
+    assert!(
+        accepted > 10 && refused > 10,
+        "{accepted} accepted, {refused} refused"
+    );
+}
+
+/// Checks a DXBC input on every streaming path: `disasm`, and `transcode` to text and to
+/// binary; returns whether the whole path decoded it. The texture instructions the stream
+/// counts are the whole program's.
+fn check_dxbc(name: &str, bytes: &[u8]) -> bool {
+    let binary = codec(Isa::Dxbc).looks_binary(bytes);
+    if binary {
+        check_disasm(Isa::Dxbc, name, bytes);
+    }
+    let text_ok = check_transcode_to(Isa::Dxbc, name, bytes, Form::Text);
+    if binary {
+        check_transcode_to(Isa::Dxbc, name, bytes, Form::Binary);
+    }
+    if let Ok(p) = texlate::decode(Isa::Dxbc, bytes) {
+        let mut out = Vec::new();
+        let stats = stream::transcode(
+            Isa::Dxbc,
+            &mut Cursor::new(bytes),
+            ReadOptions::default(),
+            Form::Text,
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(stats.texture, p.tex_instrs().count() as u64, "{name}");
+    }
+    text_ok
+}
+
+/// The DXBC listings under `tests/cases/dxbc` (every instruction spelling fxc and Wine
+/// print), each assembled whole by texlate.
+fn dxbc_fixtures() -> Vec<(String, String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for path in files(Path::new("tests/cases/dxbc"), ".asm") {
+        let text = fs::read_to_string(&path).unwrap();
+        let name = path.display().to_string();
+        let Ok(blob) = texlate::decode(Isa::Dxbc, text.as_bytes())
+            .and_then(|p| texlate::encode(Isa::Dxbc, &p, Form::Binary))
+        else {
+            continue;
+        };
+        out.push((name, text, blob));
+    }
+    assert!(out.len() >= 5, "{} DXBC fixtures assemble", out.len());
+    out
+}
+
+/// The program chunk of a container and the container around it.
+fn program_chunk(blob: &[u8]) -> (Container, Vec<u8>) {
+    let c = container::parse(blob).expect("a valid container");
+    let stream = c.chunks[c.program].data.clone();
+    (c, stream)
+}
+
+#[test]
+fn dxbc_fixtures_stream_as_the_whole_program_path() {
+    for (name, text, blob) in dxbc_fixtures() {
+        assert!(check_dxbc(&name, text.as_bytes()), "{name}: listing");
+        assert!(check_dxbc(&name, &blob), "{name}: container");
+        let (_, tokens) = program_chunk(&blob);
+        assert!(check_dxbc(&name, &tokens), "{name}: bare token stream");
+        // CRLF line ends and a last line without one are kept.
+        let crlf = text.replace('\n', "\r\n");
+        assert!(check_dxbc(&name, crlf.as_bytes()), "{name}: CRLF");
+        assert!(
+            check_dxbc(&name, text.trim_end().as_bytes()),
+            "{name}: unterminated"
+        );
+    }
+}
+
+/// Each dword of `stream` after the version and length tokens replaced by a random value,
+/// by the same value with one bit flipped, and cut off there (length token fixed): every
+/// variant, bare and in its container (checksum fixed), streams as the whole path decodes
+/// it, output or error.
+fn check_mutated_stream(
+    name: &str,
+    c: &Container,
+    stream: &[u8],
+    rng: &mut Rng,
+    every: usize,
+) -> (usize, usize) {
+    let (mut ok, mut refused) = (0, 0);
+    let dwords = stream.len() / 4;
+    let mut tally = |accepted: bool| {
+        if accepted {
+            ok += 1
+        } else {
+            refused += 1
+        }
+    };
+    for k in (2..dwords).step_by(every) {
+        let at = 4 * k;
+        let word = u32::from_le_bytes(stream[at..at + 4].try_into().unwrap());
+        let random = rng.next() as u32;
+        let flipped = word ^ (1 << (rng.next() % 32));
+        for value in [random, flipped] {
+            let mut v = stream.to_vec();
+            v[at..at + 4].copy_from_slice(&value.to_le_bytes());
+            tally(check_dxbc(&format!("{name} dword {k} = {value:#010x}"), &v));
+            let wrapped = container::write_with_program(c, &v);
+            tally(check_dxbc(
+                &format!("{name} dword {k} = {value:#010x} in container"),
+                &wrapped,
+            ));
+        }
+        let mut cut = stream[..at].to_vec();
+        cut[4..8].copy_from_slice(&(k as u32).to_le_bytes());
+        tally(check_dxbc(&format!("{name} cut at dword {k}"), &cut));
+        tally(check_dxbc(
+            &format!("{name} cut at dword {k} in container"),
+            &container::write_with_program(c, &cut),
+        ));
+    }
+    (ok, refused)
+}
+
+#[test]
+fn mutated_dxbc_token_streams_stream_as_the_whole_program_path() {
+    let mut rng = Rng(0xd8bc_5eed_0000_0001);
+    let (mut ok, mut refused) = (0, 0);
+    for (name, _, blob) in dxbc_fixtures() {
+        let (c, stream) = program_chunk(&blob);
+        let (a, r) = check_mutated_stream(&name, &c, &stream, &mut rng, 1);
+        ok += a;
+        refused += r;
+        // The container itself: cut, and bytes replaced (checksum left stale, then fixed).
+        for at in (0..blob.len()).step_by(7) {
+            check_dxbc(&format!("{name} container cut at {at}"), &blob[..at]);
+            for b in [0x00, 0xff, blob[at] ^ 0x10] {
+                let mut bad = blob.clone();
+                bad[at] = b;
+                check_dxbc(&format!("{name} container byte {at} = {b:#04x}"), &bad);
+                let sum = container::checksum(&bad);
+                if bad.len() >= 20 {
+                    bad[4..20].copy_from_slice(&sum);
+                }
+                check_dxbc(
+                    &format!("{name} container byte {at} = {b:#04x}, checksum fixed"),
+                    &bad,
+                );
+            }
+        }
+    }
+    // Both outcomes are exercised.
+    assert!(
+        ok > 100 && refused > 100,
+        "{ok} accepted, {refused} refused"
+    );
+}
+
+#[test]
+fn mutated_dxbc_corpus_blobs_stream_as_the_whole_program_path() {
+    let Some(root) = support::corpus("dxbc/blobs") else {
+        return;
+    };
+    let mut rng = Rng(0xd8bc_c0de_0000_0002);
+    for (i, path) in files(&root, ".dxbc").iter().enumerate().step_by(25) {
+        let blob = fs::read(path).unwrap();
+        let (c, stream) = program_chunk(&blob);
+        check_mutated_stream(
+            &format!("{} #{i}", path.display()),
+            &c,
+            &stream,
+            &mut rng,
+            31,
+        );
+    }
+}
+
+/// Random token streams: instructions of random known and unknown opcodes, lengths,
+/// extended tokens and operand tokens (each field drawn from its range), bare and in a
+/// container.
+#[test]
+fn random_dxbc_token_streams_stream_as_the_whole_program_path() {
+    let mut rng = Rng(0x70ce_5eed_0000_0003);
+    let (mut ok, mut refused) = (0, 0);
+    for n in 0..3000 {
+        let mut words = vec![0x50u32 | ((rng.next() % 6) as u32) << 16, 0];
+        for _ in 0..1 + rng.next() % 6 {
+            let opcode = (rng.next() % 220) as u32;
+            let len = 1 + rng.next() % 12;
+            let ext = u32::from(rng.next() % 8 == 0);
+            words.push(
+                opcode | ((rng.next() as u32) & 0x1fff) << 11 | (len as u32) << 24 | ext << 31,
+            );
+            for k in 1..len {
+                let w = rng.next() as u32;
+                // Mostly operand-shaped tokens: few index dimensions, defined representations.
+                let operand = match rng.next() % 4 {
+                    0 => w,
+                    _ => {
+                        (w & 0x000f_f0ff)
+                            | ((rng.next() % 3) as u32) << 20
+                            | (((rng.next() % 4) as u32) << 22) & !(1 << 31)
+                    }
+                };
+                words.push(if k == 1 && ext == 1 {
+                    w & 0x7fff_ffff
+                } else {
+                    operand
+                });
+            }
+        }
+        words[1] = words.len() as u32;
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let accepted = check_dxbc(&format!("random stream {n}"), &bytes);
+        let name = format!("random stream {n} in a container");
+        check_dxbc(
+            &name,
+            &container::write(&Container {
+                chunks: vec![container::Chunk {
+                    tag: *b"SHEX",
+                    data: bytes,
+                }],
+                program: 0,
+            }),
+        );
+        if accepted {
+            ok += 1
+        } else {
+            refused += 1
+        }
+    }
+    assert!(
+        ok > 100 && refused > 100,
+        "{ok} accepted, {refused} refused"
+    );
+}
+
+/// Every instruction line of the fixtures cut at every byte and with every byte replaced
+/// (a small program of its own after the declarations): the listing streams to text as the
+/// whole path parses and prints it, output or error (line and column).
+#[test]
+fn mutated_dxbc_listing_lines_stream_as_the_whole_program_path() {
+    let substitutes = [
+        '0', 'x', ' ', '(', ']', ',', '-', '|', '{', '}', '.', '_', '\t',
+    ];
+    let mut failures = Vec::new();
+    for (name, text, _) in dxbc_fixtures() {
+        let (header, lines) = mutate::split_header(&text, |l| {
+            let t = l.trim_start();
+            !t.is_empty()
+                && !t.starts_with("//")
+                && !t.starts_with("dcl_")
+                && !codec(Isa::Dxbc).is_declaration(t)
+        });
+        mutate::lines_cut_and_corrupted(&mut failures, &header, &lines, &substitutes, |src| {
+            check_transcode_to(Isa::Dxbc, &name, src.as_bytes(), Form::Text);
+            Ok(())
+        });
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn mutated_dxbc_corpus_listings_stream_as_the_whole_program_path() {
+    let Some(root) = support::corpus("dxbc/asm") else {
+        return;
+    };
+    let mut rng = Rng(0xa5a5_5eed_0000_0004);
+    let substitutes = b"0x (],-|{}._\t";
+    for path in files(&root, ".asm") {
+        let text = fs::read_to_string(&path).unwrap();
+        for k in 0..8 {
+            let at = (rng.next() % text.len().max(1) as u64) as usize;
+            let c = char::from(substitutes[(rng.next() % substitutes.len() as u64) as usize]);
+            if let Some(bad) = mutate::replaced(&text, at, c) {
+                check_transcode_to(
+                    Isa::Dxbc,
+                    &format!("{} #{k}", path.display()),
+                    bad.as_bytes(),
+                    Form::Text,
+                );
+            }
+        }
+    }
 }
 
 // ---- vISA: `.visaasm` text → text line by line, bare instruction streams → text / binary ----

@@ -81,7 +81,7 @@ fn run(tally: &mut Tally, src: &str, from: Isa, to: Isa, bindings: &Option<(Stri
     // Back to the source ISA, with the bindings the way there used. The ALU instructions the
     // way there emitted (moves, conversions) are read back as ALU instructions and translated
     // too.
-    if t.report.instructions.iter().any(|i| i.moves > 0) {
+    if t.report().instructions.iter().any(|i| i.moves > 0) {
         tally.with_alu += 1;
     }
     let mut r = Options::new(to, from);
@@ -212,7 +212,7 @@ fn approximations(from: Isa) -> Option<Vec<(String, translate::Translation, Opti
         let Ok(t) = translate(src.as_bytes(), &o) else {
             continue;
         };
-        if t.report.warnings.iter().any(|w| w.contains("approximated")) {
+        if t.warnings.iter().any(|w| w.contains("approximated")) {
             out.push((src, t, o));
         }
     }

@@ -70,7 +70,7 @@ fn direction(from: Isa, to: Isa) -> String {
         if let Err(e) = agrees(&src, &t, &o) {
             panic!("{line}: {from:?} -> {to:?} disagrees:\n{e}");
         }
-        for i in &t.report.instructions {
+        for i in &t.report().instructions {
             for r in i
                 .rules
                 .iter()
@@ -322,7 +322,7 @@ fn corpus_register_offsets() {
                         if let Err(e) = agrees(src, &t, &o) {
                             panic!("{src}: {from:?} -> {to:?} disagrees:\n{e}");
                         }
-                        let pass = t.report.instructions.iter().find_map(|i| {
+                        let pass = t.report().instructions.iter().find_map(|i| {
                             PASSES
                                 .iter()
                                 .find(|p| i.rules.iter().any(|r| r.starts_with(**p)))

@@ -112,7 +112,7 @@ fn approximation_snapshot(from: Isa) -> String {
         let _ = writeln!(out, "==== {}", instruction_line(&src));
         let t = translate_to(from, Isa::Nvidia, &src, GradPolicy::Approx).expect("approximated");
         let _ = writeln!(out, "{}", String::from_utf8(t.output).unwrap().trim_end());
-        for w in &t.report.warnings {
+        for w in &t.warnings {
             let _ = writeln!(out, "warning: {w}");
         }
         out.push('\n');
@@ -150,14 +150,13 @@ fn every_approximation_agrees_up_to_the_lod() {
             assert!(text.contains("TEX.LL"), "{text}");
             assert!(!text.contains("SAM"), "{text}");
             let approx: Vec<&String> = t
-                .report
                 .warnings
                 .iter()
                 .filter(|w| w.contains("approximated"))
                 .collect();
-            assert_eq!(approx.len(), 1, "{:?}", t.report.warnings);
+            assert_eq!(approx.len(), 1, "{:?}", t.warnings);
             assert!(t
-                .report
+                .report()
                 .to_json()
                 .contains("approximated: the gradients replaced"));
             let o = options(from, Isa::Nvidia, GradPolicy::Approx);
@@ -834,7 +833,7 @@ fn visa_target_takes_sample_d_natively() {
                 let text = String::from_utf8(t.output.clone()).unwrap();
                 let line = text.lines().find(|l| l.starts_with("sample_d.")).unwrap();
                 assert!(line.contains(&format!(" (M1, {simd}) ")), "{text}");
-                assert!(!t.report.warnings.iter().any(|w| w.contains("approximated")));
+                assert!(!t.warnings.iter().any(|w| w.contains("approximated")));
                 for seed in 1..=3 {
                     let c = translate::check(src.as_bytes(), &t, &o, seed).unwrap();
                     assert!(c.agrees(), "{src}\n{c}");

@@ -6,15 +6,16 @@ use texlate::{ir, Isa};
 
 fn lowered(from: Isa, to: Isa, src: &str) -> String {
     let program = texlate::decode(from, src.as_bytes()).expect("source parses");
-    match lower_program(&program, &Options::new(from, to)) {
+    match lower_program(program, &Options::new(from, to)) {
         Ok(l) => {
             let mut s = ir::display_program(&l.ir);
-            for ins in &l.report.instructions {
+            let report = l.report();
+            for ins in &report.instructions {
                 for r in &ins.rules {
                     s.push_str(&format!("; {r}\n"));
                 }
             }
-            for r in &l.report.register_map {
+            for r in &report.register_map {
                 s.push_str(&format!("; map {} -> {}\n", r.source, r.target));
             }
             s
@@ -57,7 +58,7 @@ fn dx_to_visa_smoke() {
     let program = texlate::decode(Isa::Dxbc, src.as_bytes()).unwrap();
     let t = texlate::translate::translate_program(program, &Options::new(Isa::Dxbc, Isa::Visa));
     match t {
-        Ok(t) => println!("{}\n{}", String::from_utf8_lossy(&t.output), t.report),
+        Ok(t) => println!("{}\n{}", String::from_utf8_lossy(&t.output), t.report()),
         Err(e) => println!("error: {e}"),
     }
 }

@@ -118,13 +118,13 @@ fn case_with(out: &mut String, title: &str, src: &str, o: Options) {
         }
         let _ = writeln!(out, "{line}");
     }
-    let json: serde_json::Value = serde_json::from_str(&t.report.to_json()).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&t.report().to_json()).unwrap();
     assert_eq!(
         json["warnings"].as_array().map(Vec::len),
-        Some(t.report.warnings.len()),
+        Some(t.warnings.len()),
         "{title}: --json carries the warnings"
     );
-    for w in &t.report.warnings {
+    for w in &t.warnings {
         let _ = writeln!(out, "report warning: {w}");
     }
     let c = translate::check(src.as_bytes(), &t, &o, 3).expect("the models read it");
@@ -541,11 +541,7 @@ fn dropped_mcs_is_a_warning_and_a_wrong_fetch_still_disagrees() {
         base.warnings.iter().any(|w| w.contains("MCS")),
         "the dropped MCS read is a warning:\n{base}"
     );
-    assert!(t
-        .report
-        .warnings
-        .iter()
-        .any(|w| w.contains("MCS words dropped")));
+    assert!(t.warnings.iter().any(|w| w.contains("MCS words dropped")));
     let ldms = good
         .lines()
         .find(|l| l.starts_with("ldms"))
@@ -668,13 +664,8 @@ fn corpus_multisample_kernels() {
         assert!(c.agrees(), "{name} {dir}:\n{c}");
         let e = counts.entry(dir).or_default();
         e.0 += 1;
-        e.1 += t.report.instructions.len();
-        e.2 += t
-            .report
-            .warnings
-            .iter()
-            .filter(|w| w.contains("MCS"))
-            .count();
+        e.1 += t.report().instructions.len();
+        e.2 += t.warnings.iter().filter(|w| w.contains("MCS")).count();
     }
     for (k, (programs, n, w)) in &counts {
         eprintln!(

@@ -41,7 +41,7 @@ fn direction(from: Isa, to: Isa) -> String {
             Ok(p) => p,
             // texlate reads vISA binaries of sampler instructions only: a kernel with the
             // moves of a translation is compared through its text alone.
-            Err(_) if to == Isa::Visa && text.report.instructions.iter().any(|i| i.moves > 0) => {
+            Err(_) if to == Isa::Visa && text.report().instructions.iter().any(|i| i.moves > 0) => {
                 from_text.clone()
             }
             Err(e) => panic!("{line}: {from:?} -> {to:?}: the binary does not decode: {e}"),

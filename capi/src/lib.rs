@@ -351,8 +351,8 @@ unsafe fn translate_inner(
     match translate(bytes, &options) {
         Ok(t) => TexlateResult {
             status: TexlateStatus::Ok,
+            report_json: Some(c_string(t.report().to_json())),
             output: t.output,
-            report_json: Some(c_string(t.report.to_json())),
             error_message: None,
             error_json: None,
         },

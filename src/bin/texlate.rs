@@ -705,9 +705,9 @@ fn run(cli: Cli, color: bool) -> Result<(), Failure> {
             let mut notes = Vec::new();
             let result = batch::translate_input(&source.name, &source.bytes, &options, &mut notes);
             notes.iter().for_each(print_note);
-            let (out, report) = result.map_err(Failure::Diag)?;
+            let (out, translation) = result.map_err(Failure::Diag)?;
             if json {
-                write_output(output.as_deref(), report.to_json().as_bytes())
+                write_output(output.as_deref(), translation.report().to_json().as_bytes())
             } else {
                 write_output(output.as_deref(), &out.bytes)
             }
@@ -895,11 +895,11 @@ fn run(cli: Cli, color: bool) -> Result<(), Failure> {
             let report = if options.from == options.to {
                 translate::translate_program(source, &options)
                     .map_err(fail)?
-                    .report
+                    .report()
             } else {
-                translate::lower_program(&source, &options)
+                translate::lower_program(source, &options)
                     .map_err(fail)?
-                    .report
+                    .report()
             };
             let text = if json {
                 report.to_json()

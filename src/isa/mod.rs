@@ -47,6 +47,7 @@ pub mod dxbc;
 pub mod hex;
 pub mod hint;
 pub mod nvidia;
+pub mod text_out;
 pub mod visa;
 
 pub use hex::parse_hex_words;

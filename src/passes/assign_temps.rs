@@ -79,18 +79,20 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
             }
         });
     }
-    let mut order: Vec<u32> = live.keys().copied().collect();
-    order.sort_by_key(|v| (live[v].first, *v));
-    // The interference graph: an edge between temporaries alive at once.
-    let mut graph: UnGraph<u32, ()> = UnGraph::new_undirected();
-    let nodes: HashMap<u32, NodeIndex> = order.iter().map(|v| (*v, graph.add_node(*v))).collect();
-    for (a, va) in order.iter().enumerate() {
-        for vb in &order[a + 1..] {
-            let (x, y) = (live[va], live[vb]);
-            if x.first <= y.last && y.first <= x.last {
-                graph.add_edge(nodes[va], nodes[vb], ());
-            }
+    let mut order: Vec<(u32, Live)> = live.into_iter().collect();
+    order.sort_by_key(|&(v, l)| (l.first, v));
+    // The interference graph: an edge between temporaries alive at once. Swept in order of
+    // first use, a temporary meets exactly the earlier ones still alive where it starts, so
+    // building it costs its edges, not every pair. Node `k` is `order[k]`.
+    let mut graph: UnGraph<u32, ()> = UnGraph::with_capacity(order.len(), 0);
+    let mut alive: Vec<(usize, NodeIndex)> = Vec::new();
+    for &(v, l) in &order {
+        let node = graph.add_node(v);
+        alive.retain(|&(last, _)| last >= l.first);
+        for &(_, other) in &alive {
+            graph.add_edge(other, node, ());
         }
+        alive.push((l.last, node));
     }
     // First free index of the target's registers past everything the stream names.
     let base = match model {
@@ -101,22 +103,22 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
             .next_back()
             .map_or(first, |m| m.saturating_add(1).max(first)),
     };
-    // Virtual vector → (first target index, element → target reg).
-    let mut placed: HashMap<u32, u32> = HashMap::new();
-    for v in &order {
-        let l = live[v];
+    // Virtual vector → first target index; by node, the same.
+    let mut placed: HashMap<u32, u32> = HashMap::with_capacity(order.len());
+    let mut placed_node: Vec<Option<u32>> = vec![None; order.len()];
+    let mut taken_by_neighbours: Vec<(u32, u32)> = Vec::new();
+    for (k, &(v, l)) in order.iter().enumerate() {
         let layout = ctx
             .virtual_layouts
-            .get(v)
+            .get(&v)
             .copied()
             .unwrap_or(GroupLayout::Consecutive { align: 1 });
-        let taken_by_neighbours: Vec<(u32, u32)> = graph
-            .neighbors(nodes[v])
-            .filter_map(|n| {
-                let w = graph[n];
-                placed.get(&w).map(|b| (*b, live[&w].len))
-            })
-            .collect();
+        taken_by_neighbours.clear();
+        taken_by_neighbours.extend(
+            graph
+                .neighbors(NodeIndex::new(k))
+                .filter_map(|n| placed_node[n.index()].map(|b| (b, order[n.index()].1.len))),
+        );
         let overlaps = |start: u32, len: u32| {
             taken_by_neighbours.iter().any(|&(b, n)| match model {
                 RegisterModel::Scalar => start < b + n && b < start + len,
@@ -158,7 +160,7 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
                 // A variable is declared with one type: temporaries share one only when
                 // they are of its type (a `ud` LOD and an `f` layer must not meet in one
                 // variable, whose declaration would then mistype one of them).
-                let ty = visa_type(ctx.virtual_types.get(&(*v, 0)).copied());
+                let ty = visa_type(ctx.virtual_types.get(&(v, 0)).copied());
                 let index = (base..)
                     .find(|&b| {
                         !overlaps(b, 1)
@@ -182,7 +184,8 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
                 index
             }
         };
-        placed.insert(*v, index);
+        placed.insert(v, index);
+        placed_node[k] = Some(index);
     }
     let target = |r: Reg| -> Reg {
         let b = placed[&r.index];

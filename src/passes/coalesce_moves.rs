@@ -11,7 +11,7 @@
 //! readers of `B.k` read `A.i` and the move goes (a query's results moved out of the vector
 //! the target writes, into the temporaries a conversion reads).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::PassContext;
 use crate::error::Error;
@@ -62,6 +62,8 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
         });
     }
     let mut rename: HashMap<(u32, u32), Reg> = HashMap::new();
+    // The elements `rename` renames to (all virtual), so that a look-up by value is one probe.
+    let mut renamed_to: HashSet<(u32, u32)> = HashSet::new();
     let mut drop = vec![false; items.len()];
     for (i, item) in items.iter().enumerate() {
         let Item::Alu(a) = item else { continue };
@@ -76,20 +78,19 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
         if uses.get(&s) != Some(&(1, 1)) {
             continue;
         }
-        let taken = |k: (u32, u32), r: &HashMap<(u32, u32), Reg>| {
-            r.contains_key(&k) || r.values().any(|v| (v.index, v.sub) == k)
-        };
+        let taken = |k: (u32, u32)| rename.contains_key(&k) || renamed_to.contains(&k);
         // B.k read as A.i: B.k written only here and named nowhere before, A.i written before.
         let reverse = !ctx.virtual_layouts.contains_key(&dst.index)
             && uses.get(&d).is_some_and(|u| u.1 == 1)
             && named[&d].iter().all(|&k| k >= i)
             && named[&s].first().is_some_and(|&k| k < i)
             && ctx.virtual_types.get(&s) == ctx.virtual_types.get(&d)
-            && !taken(s, &rename)
-            && !taken(d, &rename);
+            && !taken(s)
+            && !taken(d);
         if ctx.virtual_layouts.contains_key(&src.index) || rename.contains_key(&d) {
             if reverse {
                 rename.insert(d, *src);
+                renamed_to.insert(s);
                 drop[i] = true;
             }
             continue;
@@ -100,10 +101,11 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
         let busy = named
             .get(&(dst.index, dst.sub))
             .is_some_and(|at| at.iter().any(|&k| k > def && k < i));
-        if busy || rename.values().any(|r| *r == dst) {
+        if busy || renamed_to.contains(&d) {
             continue;
         }
-        rename.insert((src.index, src.sub), dst);
+        rename.insert(s, dst);
+        renamed_to.insert(d);
         drop[i] = true;
     }
     if rename.is_empty() {

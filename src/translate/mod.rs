@@ -10,7 +10,7 @@
 //! let t = translate(src, &Options::new(Isa::Dxbc, Isa::Nvidia))?;
 //! let text = String::from_utf8(t.output).unwrap();
 //! assert!(text.contains("TEX.P R0, R4, 0x0, 2D, 0xf"), "{text}");
-//! assert_eq!(t.report.instructions.len(), 1);
+//! assert_eq!(t.report().instructions.len(), 1);
 //! # Ok::<(), texlate::Error>(())
 //! ```
 
@@ -25,7 +25,7 @@ pub use report::Report;
 use crate::error::{Error, Unsupported};
 use crate::ir::{Comment, Isa, Item, Lod, Program, TexOp};
 use crate::isa::{codec, EmitOptions, Stage};
-use crate::passes::{self, PassContext, Target};
+use crate::passes::{self, Note, PassContext, Target};
 use crate::{Form, ReadOptions};
 
 /// What to translate, and how.
@@ -100,20 +100,60 @@ impl Options {
     }
 }
 
-/// A translation: the output bytes, the target program they encode, the Report, and the
-/// bindings and register map it used (every default filled in).
+/// A translation: the output bytes, the target program they encode, the bindings and register
+/// map it used (every default filled in) and its warnings; the Report is built from it when
+/// asked for ([`Translation::report`]): most callers want only the output.
 #[derive(Clone, Debug)]
 pub struct Translation {
     /// The output bytes: text or binary as [`Options::emit`] asks.
     pub output: Vec<u8>,
     /// The target program the output encodes.
     pub program: Program,
-    /// What each instruction became, and why.
-    pub report: Report,
     /// The bindings used, every default filled in.
     pub bindings: Bindings,
     /// The register map used, every default filled in.
     pub regmap: RegisterMap,
+    /// What the translation could not keep exactly: the Report's warnings.
+    pub warnings: Vec<String>,
+    /// What the Report describes besides the target program.
+    basis: Basis,
+}
+
+/// What a [`Translation`]'s Report is built from.
+#[derive(Clone, Debug)]
+enum Basis {
+    /// An identity translation: the program is the source, re-encoded.
+    Identity,
+    /// A cross translation.
+    Lowered(Box<LoweredBasis>),
+}
+
+/// A cross translation's source, its target-ready IR and the rules that fired.
+#[derive(Clone, Debug)]
+struct LoweredBasis {
+    source: Program,
+    ir: Program,
+    notes: Vec<Note>,
+    non_texture_items: usize,
+    stage: Option<Stage>,
+}
+
+impl Translation {
+    /// The Report: what each instruction became, and why.
+    pub fn report(&self) -> Report {
+        let files = (&self.bindings, &self.regmap);
+        match &self.basis {
+            Basis::Identity => Report::identity(&self.program, files, self.warnings.clone()),
+            Basis::Lowered(b) => Report::new(
+                &b.source,
+                &b.ir,
+                &b.notes,
+                files,
+                b.non_texture_items,
+                b.stage,
+            ),
+        }
+    }
 }
 
 /// Whether `program` needs implicit derivatives (a pixel shader).
@@ -132,19 +172,38 @@ pub fn translate(input: &[u8], options: &Options) -> Result<Translation, Error> 
     translate_program(source, options)
 }
 
-/// A source program lowered to target-ready IR (docs/translation.md), before the backend.
+/// A source program lowered to target-ready IR (docs/translation.md), before the backend; the
+/// Report is built from it when asked for ([`Lowered::report`]).
 #[derive(Clone, Debug)]
 pub struct Lowered {
+    /// The source program.
+    pub source: Program,
     /// The target-ready IR.
     pub ir: Program,
     /// The DX stage the target gets.
     pub stage: Option<Stage>,
-    /// What each instruction became, and why.
-    pub report: Report,
-    /// The bindings and register map in force, defaults included.
+    /// The rules that fired, per source instruction.
+    pub notes: Vec<Note>,
+    /// How many source items are not texture or ALU instructions (kept as comments).
+    pub non_texture_items: usize,
+    /// The bindings in force, defaults included.
     pub bindings: Bindings,
     /// The register map in force, defaults included.
     pub regmap: RegisterMap,
+}
+
+impl Lowered {
+    /// The Report: what each instruction became, and why.
+    pub fn report(&self) -> Report {
+        Report::new(
+            &self.source,
+            &self.ir,
+            &self.notes,
+            (&self.bindings, &self.regmap),
+            self.non_texture_items,
+            self.stage,
+        )
+    }
 }
 
 /// Translates a decoded program.
@@ -160,19 +219,17 @@ pub fn translate_program(source: Program, options: &Options) -> Result<Translati
         }
         let output = crate::encode(options.to, &source, options.emit)?;
         let (bindings, regmap) = parse_files(options)?;
-        let mut report = Report::identity(&source, bindings.clone(), regmap.clone());
-        report
-            .warnings
-            .extend(codec(options.to).encode_warnings(&source, options.emit));
+        let warnings = codec(options.to).encode_warnings(&source, options.emit);
         return Ok(Translation {
             output,
             program: source,
-            report,
             bindings,
             regmap,
+            warnings,
+            basis: Basis::Identity,
         });
     }
-    let lowered = lower_program(&source, options)?;
+    let lowered = lower_program(source, options)?;
     let emit = EmitOptions {
         stage: lowered.stage,
         name: None,
@@ -182,9 +239,16 @@ pub fn translate_program(source: Program, options: &Options) -> Result<Translati
     Ok(Translation {
         output,
         program,
-        report: lowered.report,
+        warnings: report::warnings(&lowered.notes),
         bindings: lowered.bindings,
         regmap: lowered.regmap,
+        basis: Basis::Lowered(Box::new(LoweredBasis {
+            source: lowered.source,
+            ir: lowered.ir,
+            notes: lowered.notes,
+            non_texture_items: lowered.non_texture_items,
+            stage: lowered.stage,
+        })),
     })
 }
 
@@ -200,8 +264,9 @@ fn parse_files(options: &Options) -> Result<(Bindings, RegisterMap), Error> {
     Ok((bindings, regmap))
 }
 
-/// Runs the passes: `source` lowered to target-ready IR for `options.to`, with the Report.
-pub fn lower_program(source: &Program, options: &Options) -> Result<Lowered, Error> {
+/// Runs the passes: `source` lowered to target-ready IR for `options.to`, with what the
+/// Report is built from.
+pub fn lower_program(source: Program, options: &Options) -> Result<Lowered, Error> {
     let (from, to) = (options.from, options.to);
     let (bindings, regmap) = parse_files(options)?;
     let text_input = source.tex_instrs().any(|t| t.span.line > 0)
@@ -211,16 +276,17 @@ pub fn lower_program(source: &Program, options: &Options) -> Result<Lowered, Err
         });
     let source_codec = codec(from);
     let target_codec = codec(to);
-    // The source's non-texture items become comments, in order.
+    // The source's non-texture items become comments, in order. The source is kept for the
+    // Report: the passes get copies of its instructions, the comments are built from it.
     let mut items = Vec::with_capacity(source.items.len());
     let mut non_texture = 0;
-    for item in source.items.iter().cloned() {
+    for item in &source.items {
         match item {
             Item::Opaque(o) => {
                 // A texture instruction the source decodes but the hardware cannot run
                 // (NVIDIA: a reserved INVALID… value, a vector past R254) is refused, not
                 // carried as a comment.
-                if let Some(e) = source_codec.opaque_refusal(source, &o) {
+                if let Some(e) = source_codec.opaque_refusal(&source, o) {
                     return Err(e);
                 }
                 non_texture += 1;
@@ -245,11 +311,12 @@ pub fn lower_program(source: &Program, options: &Options) -> Result<Lowered, Err
             }
             // An ALU instruction read from the source is the IR's own: what the source's codec
             // kept of it describes the source, not the target.
-            Item::Alu(mut a) => {
+            Item::Alu(a) => {
+                let mut a = a.clone();
                 a.origin = crate::ir::Origin::SYNTHETIC;
                 items.push(Item::Alu(a));
             }
-            other => items.push(other),
+            other => items.push(other.clone()),
         }
     }
     let groups = |t: &crate::ir::TexInstr| target_codec.register_groups(t);
@@ -262,9 +329,9 @@ pub fn lower_program(source: &Program, options: &Options) -> Result<Lowered, Err
     ctx.simd = options.simd;
     ctx.grad = options.grad;
     ctx.text_input = text_input;
-    ctx.constants = source_codec.constants(source);
+    ctx.constants = source_codec.constants(&source);
     ctx.source_aliases = source_codec
-        .aliases(source)
+        .aliases(&source)
         .into_iter()
         .map(|(v, root, offset)| (v, (root, offset)))
         .collect();
@@ -279,11 +346,12 @@ pub fn lower_program(source: &Program, options: &Options) -> Result<Lowered, Err
     } else {
         Stage::Compute
     }));
-    let report = Report::new(source, &ir, &ctx, non_texture, stage);
     Ok(Lowered {
+        source,
         ir,
         stage,
-        report,
+        notes: ctx.notes,
+        non_texture_items: non_texture,
         bindings: ctx.bindings,
         regmap: ctx.regmap,
     })

@@ -11,7 +11,7 @@ use super::regmap::spell;
 use super::{Bindings, RegisterMap};
 use crate::ir::{Isa, Item, Program, Span};
 use crate::isa::Stage;
-use crate::passes::PassContext;
+use crate::passes::Note;
 
 /// The Report of one translation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -155,12 +155,24 @@ fn stage_name(stage: Option<Stage>) -> Option<&'static str> {
     })
 }
 
+/// The Report's warnings among the rules that fired: each with the location of its source
+/// instruction.
+pub fn warnings(notes: &[Note]) -> Vec<String> {
+    notes
+        .iter()
+        .filter(|n| n.warning)
+        .map(|n| format!("{}: {}", describe(n.span), n.detail))
+        .collect()
+}
+
 impl Report {
-    /// The Report of a translation: `source` as decoded, `ir` the target-ready IR.
+    /// The Report of a translation: `source` as decoded, `ir` the target-ready IR, `notes`
+    /// the rules that fired, with the bindings and register map in force.
     pub fn new(
         source: &Program,
         ir: &Program,
-        ctx: &PassContext,
+        notes: &[Note],
+        (bindings, regmap): (&Bindings, &RegisterMap),
         non_texture_items: usize,
         stage: Option<Stage>,
     ) -> Report {
@@ -190,7 +202,7 @@ impl Report {
                 .ok()
                 .map(|k| index[k].1)
         };
-        for n in &ctx.notes {
+        for n in notes {
             if let Some(i) = find(n.span) {
                 instructions[i]
                     .rules
@@ -215,12 +227,6 @@ impl Report {
                 r.moves += usize::from(alu);
             }
         }
-        let warnings = ctx
-            .notes
-            .iter()
-            .filter(|n| n.warning)
-            .map(|n| format!("{}: {}", describe(n.span), n.detail))
-            .collect();
         Report {
             from: from.name(),
             to: to.name(),
@@ -229,23 +235,28 @@ impl Report {
             } else {
                 None
             },
-            bindings: bindings_report(&ctx.bindings),
-            register_map: register_report(&ctx.regmap, from, to),
+            bindings: bindings_report(bindings),
+            register_map: register_report(regmap, from, to),
             instructions,
             non_texture_items,
-            warnings,
+            warnings: warnings(notes),
         }
     }
 
-    /// The Report of an identity translation (A to A): nothing changed.
-    pub fn identity(source: &Program, bindings: Bindings, regmap: RegisterMap) -> Report {
+    /// The Report of an identity translation (A to A): nothing changed; `warnings` are the
+    /// target encoder's.
+    pub fn identity(
+        source: &Program,
+        (bindings, regmap): (&Bindings, &RegisterMap),
+        warnings: Vec<String>,
+    ) -> Report {
         let isa = source.isa;
         Report {
             from: isa.name(),
             to: isa.name(),
             stage: None,
-            bindings: bindings_report(&bindings),
-            register_map: register_report(&regmap, isa, isa),
+            bindings: bindings_report(bindings),
+            register_map: register_report(regmap, isa, isa),
             instructions: source
                 .tex_instrs()
                 .map(|t| InstructionReport {
@@ -257,7 +268,7 @@ impl Report {
                 })
                 .collect(),
             non_texture_items: source.items.len() - source.tex_instrs().count(),
-            warnings: Vec::new(),
+            warnings,
         }
     }
 

@@ -8,6 +8,8 @@
 //! rewritten. Chunks are laid out back to back after the offset table, as fxc writes them
 //! (all 495 corpus blobs); another layout is refused rather than silently changed.
 
+use std::ops::Range;
+
 use md5::block_api::compress;
 
 use crate::error::DecodeError;
@@ -83,6 +85,28 @@ pub fn checksum(container: &[u8]) -> [u8; 16] {
 
 /// Parses a container and checks its checksum, sizes and layout.
 pub fn parse(bytes: &[u8]) -> Result<Container, DecodeError> {
+    let mut chunks = Vec::new();
+    let (program, _) = check(bytes, |tag, data| {
+        chunks.push(Chunk {
+            tag,
+            data: bytes[data].to_vec(),
+        })
+    })?;
+    Ok(Container { chunks, program })
+}
+
+/// The bytes of the program chunk's payload in a container that [`parse`] accepts (the same
+/// checks and errors; nothing is copied).
+pub fn program_payload(bytes: &[u8]) -> Result<Range<usize>, DecodeError> {
+    check(bytes, |_, _| {}).map(|(_, payload)| payload)
+}
+
+/// Checks a container's checksum, sizes and layout, calling `chunk` with each chunk's tag
+/// and payload, in file order; returns the index and payload of the program chunk.
+fn check(
+    bytes: &[u8],
+    mut chunk: impl FnMut([u8; 4], Range<usize>),
+) -> Result<(usize, Range<usize>), DecodeError> {
     let err = |offset: usize, reason: String| DecodeError { offset, reason };
     if bytes.len() < HEADER_LEN || &bytes[..4] != MAGIC {
         return Err(err(
@@ -130,7 +154,6 @@ pub fn parse(bytes: &[u8]) -> Result<Container, DecodeError> {
                 format!("{count} chunk offsets do not fit the container"),
             )
         })?;
-    let mut chunks = Vec::with_capacity(count);
     let mut expected = table_end;
     let mut program = None;
     for i in 0..count {
@@ -162,12 +185,9 @@ pub fn parse(bytes: &[u8]) -> Result<Container, DecodeError> {
             bytes[offset + 3],
         ];
         if (&tag == b"SHDR" || &tag == b"SHEX") && program.is_none() {
-            program = Some(i);
+            program = Some((i, data_start..data_end));
         }
-        chunks.push(Chunk {
-            tag,
-            data: bytes[data_start..data_end].to_vec(),
-        });
+        chunk(tag, data_start..data_end);
         expected = data_end;
     }
     if expected != bytes.len() {
@@ -176,8 +196,7 @@ pub fn parse(bytes: &[u8]) -> Result<Container, DecodeError> {
             format!("{} bytes after the last chunk", bytes.len() - expected),
         ));
     }
-    let program = program.ok_or_else(|| err(0x1c, "no SHDR or SHEX chunk".into()))?;
-    Ok(Container { chunks, program })
+    program.ok_or_else(|| err(0x1c, "no SHDR or SHEX chunk".into()))
 }
 
 /// Writes the container with chunks back to back and a fresh checksum.

@@ -7,6 +7,11 @@
 //!   `cb0[r1.x + 3].xyzw`, SM5.1 ranges `T0[0]`, `CB0[0][1]`, declarations `T0[0:0], space=0`;
 //! - an instruction without operands is followed by one space (`ret `).
 
+//!
+//! Every function appends to one output `String` (no `String` per operand or number), so
+//! the whole-program printer and the streaming path ([`super::stream`]) print through the
+//! same code at the same cost.
+
 use std::fmt::Write as _;
 
 use super::tables::{find_name, tables, Layout, Tables};
@@ -14,10 +19,10 @@ use super::tokens::{
     Index, Instruction, Operand, OPERAND_IMM32, OPERAND_IMM64, OP_CUSTOMDATA, SEL_MASK,
     SEL_SELECT1, SEL_SWIZZLE,
 };
+use crate::isa::text_out::{push_decimal, push_hex_digits, push_signed};
 
 const XYZW: [char; 4] = ['x', 'y', 'z', 'w'];
 
-/// Opcodes whose controls bit 7 (token bit 18) selects `_nz` over `_z`.
 /// `customdata` class of an immediate constant buffer.
 const CUSTOMDATA_ICB: u32 = 3;
 /// The largest magnitude fxc prints as a decimal integer; larger values print as
@@ -34,55 +39,64 @@ fn imm_kind(t: &Tables, instr: &Instruction, operand: usize) -> u8 {
 }
 
 /// `%f`, as fxc 10.1 prints floats (`l(0.032258)`, corpus listings).
-pub fn float(bits: u32) -> String {
-    format!("{:.6}", f64::from(f32::from_bits(bits)))
+pub fn push_float(out: &mut String, bits: u32) {
+    push_f64(out, f64::from(f32::from_bits(bits)));
+}
+
+/// `%f` of a double (`d(1.000000)`).
+fn push_f64(out: &mut String, value: f64) {
+    let _ = write!(out, "{value:.6}");
 }
 
 /// An integer immediate: decimal within ±10000, `0x%08x` beyond.
-pub fn integer(bits: u32) -> String {
+pub fn push_integer(out: &mut String, bits: u32) {
     let v = bits as i32;
     if (-DECIMAL_LIMIT..=DECIMAL_LIMIT).contains(&v) {
-        v.to_string()
+        push_signed(out, v.into());
     } else {
-        format!("0x{bits:08x}")
+        out.push_str("0x");
+        push_hex_digits(out, bits.into(), 8);
     }
 }
 
 /// An untyped immediate (`mov`, `movc`, immediate constant buffers): a float when its bits
 /// are a normal float or -0.0, an integer otherwise (`l(0,0,0,1.000000)`, `l(-0.000000)`
 /// in the corpus).
-pub fn untyped(bits: u32) -> String {
+pub fn push_untyped(out: &mut String, bits: u32) {
     let exponent = (bits >> 23) & 0xff;
     if bits != 0x8000_0000 && (exponent == 0 || exponent == 0xff) {
-        integer(bits)
+        push_integer(out, bits)
     } else {
-        float(bits)
+        push_float(out, bits)
     }
 }
 
-fn immediate(op: &Operand, kind: u8) -> String {
+fn immediate(out: &mut String, op: &Operand, kind: u8) {
     if op.ty == OPERAND_IMM64 {
-        let values: Vec<String> = op
-            .imm
-            .chunks(2)
-            .map(|p| {
-                let bits = u64::from(p[0]) | u64::from(*p.get(1).unwrap_or(&0)) << 32;
-                format!("{:.6}", f64::from_bits(bits))
-            })
-            .collect();
-        return format!("d({})", values.join(", "));
+        out.push_str("d(");
+        for (i, p) in op.imm.chunks(2).enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            let bits = u64::from(p[0]) | u64::from(*p.get(1).unwrap_or(&0)) << 32;
+            push_f64(out, f64::from_bits(bits));
+        }
+        out.push(')');
+        return;
     }
-    let values: Vec<String> = op
-        .imm
-        .iter()
-        .map(|b| match kind {
-            b'f' | b'd' => float(*b),
-            b'i' | b'u' => integer(*b),
-            _ => untyped(*b),
-        })
-        .collect();
     let sep = if kind == b'*' { "," } else { ", " };
-    format!("l({})", values.join(sep))
+    out.push_str("l(");
+    for (i, b) in op.imm.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        match kind {
+            b'f' | b'd' => push_float(out, *b),
+            b'i' | b'u' => push_integer(out, *b),
+            _ => push_untyped(out, *b),
+        }
+    }
+    out.push(')');
 }
 
 /// Whether an operand uses SM5.1 range syntax (`T0[0]`, `CB0[0][1]`): resources, samplers
@@ -92,229 +106,270 @@ fn is_range(t: &Tables, op: &Operand) -> bool {
     has_range_prefix && (op.indices.len() >= 3 || (op.ty != 8 && op.indices.len() == 2))
 }
 
-fn index(t: &Tables, idx: &Index) -> String {
-    match &idx.rel {
-        None => idx.imm.to_string(),
+fn index(out: &mut String, t: &Tables, idx: &Index) {
+    if let Some(rel) = &idx.rel {
         // fxc prints a purely relative index with `+ 0` too (`x0[r0.x + 0]`).
-        Some(rel) => format!("{} + {}", operand(t, rel, b'i'), idx.imm),
+        operand(out, t, rel, b'i');
+        out.push_str(" + ");
     }
+    push_decimal(out, idx.imm);
 }
 
 /// The register part of an operand (no modifiers), with `range` printing SM5.1 declaration
 /// ranges `T0[lower:upper]`.
-fn register(t: &Tables, op: &Operand, range: bool) -> String {
+fn register(out: &mut String, t: &Tables, op: &Operand, range: bool) {
     let row = t.register_type(op.ty);
     let sm51 = is_range(t, op);
-    let prefix = match row {
-        Some(r) if sm51 => r.4.clone(),
-        Some(r) => r.1.clone(),
-        None => format!("reg{}_", op.ty),
-    };
-    let mut s = prefix;
+    match row {
+        Some(r) if sm51 => out.push_str(&r.4),
+        Some(r) => out.push_str(&r.1),
+        None => {
+            out.push_str("reg");
+            push_decimal(out, op.ty.into());
+            out.push('_');
+        }
+    }
     let mut rest = op.indices.iter();
     // icb[...] brackets its only index; every other register glues an immediate first
     // index to its name (r0, cb0[3], x1[r0.x + 2]).
     if op.ty != 9 {
         if let Some(first) = op.indices.first() {
             if first.rel.is_none() {
-                let _ = write!(s, "{}", first.imm);
+                push_decimal(out, first.imm);
                 rest.next();
             }
         }
     }
     if range && sm51 {
-        let lower = op.indices.get(1).map(|i| index(t, i)).unwrap_or_default();
-        let upper = match op.indices.get(2) {
-            Some(i) if i.rel.is_none() && i.imm == u64::from(u32::MAX) => "*".to_string(),
-            Some(i) => index(t, i),
-            None => String::new(),
-        };
-        let _ = write!(s, "[{lower}:{upper}]");
-        return s;
+        out.push('[');
+        if let Some(lower) = op.indices.get(1) {
+            index(out, t, lower);
+        }
+        out.push(':');
+        match op.indices.get(2) {
+            Some(i) if i.rel.is_none() && i.imm == u64::from(u32::MAX) => out.push('*'),
+            Some(i) => index(out, t, i),
+            None => {}
+        }
+        out.push(']');
+        return;
     }
     for idx in rest {
-        let _ = write!(s, "[{}]", index(t, idx));
+        out.push('[');
+        index(out, t, idx);
+        out.push(']');
     }
-    s
 }
 
-fn components(op: &Operand) -> String {
+fn components(out: &mut String, op: &Operand) {
     if op.num_components != 2 {
-        return String::new();
+        return;
     }
     match op.selection {
-        SEL_MASK => {
-            let mask: String = (0..4)
-                .filter(|c| op.comp & (1 << c) != 0)
-                .map(|c| XYZW[c])
-                .collect();
-            if mask.is_empty() {
-                mask
-            } else {
-                format!(".{mask}")
+        SEL_MASK if op.comp & 0xf != 0 => {
+            out.push('.');
+            for (c, letter) in XYZW.iter().enumerate() {
+                if op.comp & (1 << c) != 0 {
+                    out.push(*letter);
+                }
             }
         }
         SEL_SWIZZLE => {
-            let swz: String = op.swizzle().iter().map(|c| XYZW[*c as usize]).collect();
-            format!(".{swz}")
+            out.push('.');
+            for c in op.swizzle() {
+                out.push(XYZW[usize::from(c)]);
+            }
         }
-        SEL_SELECT1 => format!(".{}", XYZW[(op.comp & 3) as usize]),
-        _ => String::new(),
+        SEL_SELECT1 => {
+            out.push('.');
+            out.push(XYZW[usize::from(op.comp & 3)]);
+        }
+        _ => {}
     }
 }
 
 /// One operand; `kind` is the operand's data type (how its immediates print).
-pub fn operand(t: &Tables, op: &Operand, kind: u8) -> String {
-    let body = if op.ty == OPERAND_IMM32 || op.ty == OPERAND_IMM64 {
-        immediate(op, kind)
-    } else {
-        format!("{}{}", register(t, op, false), components(op))
+pub fn operand(out: &mut String, t: &Tables, op: &Operand, kind: u8) {
+    let modifier = op.modifier();
+    let (before, after) = match modifier {
+        1 => ("-", ""),
+        2 => ("|", "|"),
+        3 => ("-|", "|"),
+        _ => ("", ""),
     };
-    match op.modifier() {
-        1 => format!("-{body}"),
-        2 => format!("|{body}|"),
-        3 => format!("-|{body}|"),
-        _ => body,
+    out.push_str(before);
+    if op.ty == OPERAND_IMM32 || op.ty == OPERAND_IMM64 {
+        immediate(out, op, kind);
+    } else {
+        register(out, t, op, false);
+        components(out, op);
+    }
+    out.push_str(after);
+}
+
+fn return_types(out: &mut String, t: &Tables, types: [u8; 4]) {
+    out.push('(');
+    for (i, c) in types.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        match t.return_type(*c) {
+            Some(name) => out.push_str(name),
+            None => {
+                out.push_str("type");
+                push_decimal(out, (*c).into());
+            }
+        }
+    }
+    out.push(')');
+}
+
+fn name_or_code<C: PartialEq + Copy + Into<u64>>(out: &mut String, rows: &[(C, String)], code: C) {
+    match find_name(rows, code) {
+        Some(name) => out.push_str(name),
+        None => push_decimal(out, code.into()),
     }
 }
 
-fn return_types(t: &Tables, types: [u8; 4]) -> String {
-    let names: Vec<String> = types
-        .iter()
-        .map(|c| {
-            t.return_type(*c)
-                .map_or_else(|| format!("type{c}"), str::to_string)
-        })
-        .collect();
-    format!("({})", names.join(","))
-}
-
-fn name_or_code<C: PartialEq + Copy + std::fmt::Display>(rows: &[(C, String)], code: C) -> String {
-    find_name(rows, code).map_or_else(|| code.to_string(), str::to_string)
+/// A resource dimension's name (`texture2d`), or `dim<code>` for a code the table lacks.
+fn dim_name(out: &mut String, t: &Tables, code: u8) {
+    match t.dim(code) {
+        Some(d) => out.push_str(&d.name),
+        None => {
+            out.push_str("dim");
+            push_decimal(out, code.into());
+        }
+    }
 }
 
 /// The mnemonic with every suffix and parenthesised group.
-fn mnemonic(t: &Tables, instr: &Instruction, name: &str) -> String {
-    let mut m = name.to_string();
+fn mnemonic(out: &mut String, t: &Tables, instr: &Instruction, name: &str) {
+    out.push_str(name);
     if instr.opcode == t.codes.sync {
         for (bit, flag) in [(3, "_uglobal"), (2, "_ugroup"), (1, "_g"), (0, "_t")] {
             if instr.controls & (1 << bit) != 0 {
-                m.push_str(flag);
+                out.push_str(flag);
             }
         }
-        return m;
+        return;
     }
     if t.codes.conditional.contains(&instr.opcode) {
-        m.push_str(if instr.controls & 0x80 != 0 {
+        out.push_str(if instr.controls & 0x80 != 0 {
             "_nz"
         } else {
             "_z"
         });
     }
     if instr.saturate() {
-        m.push_str("_sat");
+        out.push_str("_sat");
     }
     let offsets = instr.aoffimmi();
     let dim = instr.resource_dim();
     if offsets.is_some() {
-        m.push_str("_aoffimmi");
+        out.push_str("_aoffimmi");
     }
     if dim.is_some() {
-        m.push_str("_indexable");
+        out.push_str("_indexable");
     }
-    if let Some([u, v, w]) = offsets {
-        let _ = write!(m, "({u},{v},{w})");
+    if let Some(offsets) = offsets {
+        for (i, o) in offsets.iter().enumerate() {
+            out.push(if i == 0 { '(' } else { ',' });
+            push_signed(out, (*o).into());
+        }
+        out.push(')');
     }
     if let Some((code, stride)) = dim {
-        let dim_name = t
-            .dim(code)
-            .map_or_else(|| format!("dim{code}"), |d| d.name.clone());
+        out.push('(');
+        dim_name(out, t, code);
         if code == 12 {
-            let _ = write!(m, "({dim_name}, stride={stride})");
-        } else {
-            let _ = write!(m, "({dim_name})");
+            out.push_str(", stride=");
+            push_decimal(out, stride.into());
         }
+        out.push(')');
     }
     if let Some(types) = instr.return_types() {
-        m.push_str(&return_types(t, types));
+        return_types(out, t, types);
     }
     if instr.opcode == t.codes.resinfo {
-        m.push_str(match instr.controls & 3 {
+        out.push_str(match instr.controls & 3 {
             1 => "_rcpfloat",
             2 => "_uint",
             _ => "",
         });
     } else if instr.opcode == t.codes.sampleinfo && instr.controls & 1 != 0 {
-        m.push_str("_uint");
+        out.push_str("_uint");
     }
-    m
 }
 
 /// `, space=N` of an SM5.1 declaration (the word after the declaration's own words).
-fn space(words: &[u32], at: usize) -> String {
-    words
-        .get(at)
-        .map_or_else(String::new, |s| format!(", space={s}"))
+fn space(out: &mut String, words: &[u32], at: usize) {
+    if let Some(s) = words.get(at) {
+        out.push_str(", space=");
+        push_decimal(out, (*s).into());
+    }
 }
 
-fn word(words: &[u32], at: usize) -> String {
-    words.get(at).map_or_else(|| "?".into(), u32::to_string)
+/// A declaration's word `at` in decimal, `?` when it has none.
+fn word(out: &mut String, words: &[u32], at: usize) {
+    match words.get(at) {
+        Some(w) => push_decimal(out, (*w).into()),
+        None => out.push('?'),
+    }
 }
 
-/// A declaration, or `None` for an ordinary instruction.
-fn declaration(t: &Tables, instr: &Instruction, name: &str) -> Option<String> {
+/// Operand `i` of a declaration: samplers, resources, constant buffers, UAVs and shared
+/// memory name the register without components; input/output declarations carry their
+/// mask.
+fn decl_reg(out: &mut String, t: &Tables, instr: &Instruction, i: usize) {
+    if let Some(o) = instr.operands.get(i) {
+        register(out, t, o, true);
+        if !matches!(o.ty, 6 | 7 | 8 | 30 | 31) {
+            components(out, o);
+        }
+    }
+}
+
+/// A declaration, or `false` (nothing written) for an ordinary instruction.
+fn declaration(out: &mut String, t: &Tables, instr: &Instruction, name: &str) -> bool {
     let f = &t.file;
-    let ops = &instr.operands;
     let w = &instr.words;
     let c = instr.controls;
-    // Declarations of samplers, resources, constant buffers, UAVs and shared memory name
-    // the register without components; input/output declarations carry their mask.
-    let reg = |i: usize| {
-        ops.get(i)
-            .map(|o| match o.ty {
-                6 | 7 | 8 | 30 | 31 => register(t, o, true),
-                _ => format!("{}{}", register(t, o, true), components(o)),
-            })
-            .unwrap_or_default()
-    };
-    let sysval = |at: usize| {
-        w.get(at)
-            .map(|v| name_or_code(&f.system_values, *v))
-            .unwrap_or_default()
-    };
-    let interp = || {
-        let mode = (c & 0xf) as u8;
-        match find_name(&f.interpolation_modes, mode) {
-            Some(n) => format!("{n} "),
-            None => String::new(),
+    let sysval = |out: &mut String, at: usize| {
+        if let Some(v) = w.get(at) {
+            name_or_code(out, &f.system_values, *v);
         }
     };
-    let dim_name = || {
-        let code = (c & 0x1f) as u8;
-        t.dim(code)
-            .map_or_else(|| format!("dim{code}"), |d| d.name.clone())
+    let interp = |out: &mut String| {
+        if let Some(n) = find_name(&f.interpolation_modes, (c & 0xf) as u8) {
+            out.push_str(n);
+            out.push(' ');
+        }
     };
-    let ret = |at: usize| {
-        w.get(at)
-            .map(|r| return_types(t, [0, 1, 2, 3].map(|i| ((r >> (4 * i)) & 0xf) as u8)))
-            .unwrap_or_default()
+    let ret = |out: &mut String, at: usize| {
+        if let Some(r) = w.get(at) {
+            return_types(out, t, [0, 1, 2, 3].map(|i| ((r >> (4 * i)) & 0xf) as u8));
+        }
     };
-    let text = match instr.opcode {
+    let reg = |out: &mut String, i: usize| decl_reg(out, t, instr, i);
+    let named = |out: &mut String| {
+        out.push_str(name);
+        out.push(' ');
+    };
+    match instr.opcode {
         88 => {
             let code = (c & 0x1f) as u8;
-            let ms = t.dim(code).is_some_and(|d| d.ms);
-            let count = if ms {
-                format!("({})", (c >> 5) & 0x7f)
-            } else {
-                String::new()
-            };
-            format!(
-                "dcl_resource_{}{count} {} {}{}",
-                dim_name(),
-                ret(0),
-                reg(0),
-                space(w, 1)
-            )
+            out.push_str("dcl_resource_");
+            dim_name(out, t, code);
+            if t.dim(code).is_some_and(|d| d.ms) {
+                out.push('(');
+                push_decimal(out, ((c >> 5) & 0x7f).into());
+                out.push(')');
+            }
+            out.push(' ');
+            ret(out, 0);
+            out.push(' ');
+            reg(out, 0);
+            space(out, w, 1);
         }
         89 => {
             let access = if c & 1 != 0 {
@@ -322,164 +377,267 @@ fn declaration(t: &Tables, instr: &Instruction, name: &str) -> Option<String> {
             } else {
                 "immediateIndexed"
             };
-            match w.first() {
-                Some(size) => format!("{name} {}[{size}], {access}{}", reg(0), space(w, 1)),
-                None => format!("{name} {}, {access}", reg(0)),
+            named(out);
+            reg(out, 0);
+            if let Some(size) = w.first() {
+                out.push('[');
+                push_decimal(out, (*size).into());
+                out.push(']');
             }
+            out.push_str(", ");
+            out.push_str(access);
+            space(out, w, 1);
         }
-        90 => format!(
-            "{name} {}, {}{}",
-            reg(0),
-            name_or_code(&f.sampler_modes, (c & 0xf) as u8),
-            space(w, 0)
-        ),
-        91 => format!("{name} {} {}", reg(0), word(w, 0)),
-        92 => format!(
-            "{name} {}",
-            name_or_code(&f.output_topologies, (c & 0x3f) as u8)
-        ),
+        90 => {
+            named(out);
+            reg(out, 0);
+            out.push_str(", ");
+            name_or_code(out, &f.sampler_modes, (c & 0xf) as u8);
+            space(out, w, 0);
+        }
+        91 => {
+            named(out);
+            reg(out, 0);
+            out.push(' ');
+            word(out, w, 0);
+        }
+        92 => {
+            named(out);
+            name_or_code(out, &f.output_topologies, (c & 0x3f) as u8);
+        }
         93 => {
+            named(out);
             let code = (c & 0x3f) as u8;
             match find_name(&f.input_primitives, code) {
-                Some(n) => format!("{name} {n}"),
-                None => format!("{name} patch{}", code.saturating_sub(7)),
+                Some(n) => out.push_str(n),
+                None => {
+                    out.push_str("patch");
+                    push_decimal(out, code.saturating_sub(7).into());
+                }
             }
         }
-        94 | 104 | 153 | 154 | 206 => format!("{name} {}", word(w, 0)),
-        95 | 101 => format!("{name} {}", reg(0)),
-        96 | 97 | 102 | 103 => format!("{name} {}, {}", reg(0), sysval(0)),
-        98 => format!("{name} {}{}", interp(), reg(0)),
-        99 | 100 => format!("{name} {}{}, {}", interp(), reg(0), sysval(0)),
-        105 => format!("{name} x{}[{}], {}", word(w, 0), word(w, 1), word(w, 2)),
-        106 => {
-            let flags: Vec<&str> = f
-                .global_flags
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| c & (1 << i) != 0)
-                .map(|(_, n)| n.as_str())
-                .collect();
-            format!("{name} {}", flags.join(" | "))
+        94 | 104 | 153 | 154 | 206 => {
+            named(out);
+            word(out, w, 0);
         }
-        143 => format!("{name} {}", reg(0)),
-        144 => format!("{name} fb{}", word(w, 0)),
-        147 | 148 => format!("{name} {}", c & 0x3f),
-        149 => format!(
-            "{name} {}",
-            name_or_code(&f.tessellator_domains, (c & 3) as u8)
-        ),
-        150 => format!(
-            "{name} {}",
-            name_or_code(&f.tessellator_partitionings, (c & 7) as u8)
-        ),
-        151 => format!(
-            "{name} {}",
-            name_or_code(&f.tessellator_outputs, (c & 7) as u8)
-        ),
-        152 => format!(
-            "{name} l({})",
-            w.first().map_or_else(String::new, |b| float(*b))
-        ),
-        155 => format!("{name} {}, {}, {}", word(w, 0), word(w, 1), word(w, 2)),
-        156 => format!(
-            "dcl_uav_typed_{}{} {} {}{}",
-            dim_name(),
-            uav_flags(c),
-            ret(0),
-            reg(0),
-            space(w, 1)
-        ),
-        157 => format!("{name}{} {}{}", uav_flags(c), reg(0), space(w, 0)),
-        158 => format!(
-            "{name}{} {}, {}{}",
-            uav_flags(c),
-            reg(0),
-            word(w, 0),
-            space(w, 1)
-        ),
-        159 => format!("{name} {}, {}", reg(0), word(w, 0)),
-        160 => format!("{name} {}, {}, {}", reg(0), word(w, 0), word(w, 1)),
-        161 => format!("{name} {}{}", reg(0), space(w, 0)),
-        162 => format!("{name} {}, {}{}", reg(0), word(w, 0), space(w, 1)),
-        _ => return None,
-    };
-    Some(text)
+        95 | 101 | 143 => {
+            named(out);
+            reg(out, 0);
+        }
+        96 | 97 | 102 | 103 => {
+            named(out);
+            reg(out, 0);
+            out.push_str(", ");
+            sysval(out, 0);
+        }
+        98 => {
+            named(out);
+            interp(out);
+            reg(out, 0);
+        }
+        99 | 100 => {
+            named(out);
+            interp(out);
+            reg(out, 0);
+            out.push_str(", ");
+            sysval(out, 0);
+        }
+        105 => {
+            named(out);
+            out.push('x');
+            word(out, w, 0);
+            out.push('[');
+            word(out, w, 1);
+            out.push_str("], ");
+            word(out, w, 2);
+        }
+        106 => {
+            named(out);
+            let set = f.global_flags.iter().enumerate();
+            for (k, (_, n)) in set.filter(|(i, _)| c & (1 << i) != 0).enumerate() {
+                if k > 0 {
+                    out.push_str(" | ");
+                }
+                out.push_str(n);
+            }
+        }
+        144 => {
+            named(out);
+            out.push_str("fb");
+            word(out, w, 0);
+        }
+        147 | 148 => {
+            named(out);
+            push_decimal(out, (c & 0x3f).into());
+        }
+        149 => {
+            named(out);
+            name_or_code(out, &f.tessellator_domains, (c & 3) as u8);
+        }
+        150 => {
+            named(out);
+            name_or_code(out, &f.tessellator_partitionings, (c & 7) as u8);
+        }
+        151 => {
+            named(out);
+            name_or_code(out, &f.tessellator_outputs, (c & 7) as u8);
+        }
+        152 => {
+            named(out);
+            out.push_str("l(");
+            if let Some(b) = w.first() {
+                push_float(out, *b);
+            }
+            out.push(')');
+        }
+        155 => {
+            named(out);
+            word(out, w, 0);
+            out.push_str(", ");
+            word(out, w, 1);
+            out.push_str(", ");
+            word(out, w, 2);
+        }
+        156 => {
+            out.push_str("dcl_uav_typed_");
+            dim_name(out, t, (c & 0x1f) as u8);
+            uav_flags(out, c);
+            out.push(' ');
+            ret(out, 0);
+            out.push(' ');
+            reg(out, 0);
+            space(out, w, 1);
+        }
+        157 => {
+            out.push_str(name);
+            uav_flags(out, c);
+            out.push(' ');
+            reg(out, 0);
+            space(out, w, 0);
+        }
+        158 => {
+            out.push_str(name);
+            uav_flags(out, c);
+            out.push(' ');
+            reg(out, 0);
+            out.push_str(", ");
+            word(out, w, 0);
+            space(out, w, 1);
+        }
+        159 => {
+            named(out);
+            reg(out, 0);
+            out.push_str(", ");
+            word(out, w, 0);
+        }
+        160 => {
+            named(out);
+            reg(out, 0);
+            out.push_str(", ");
+            word(out, w, 0);
+            out.push_str(", ");
+            word(out, w, 1);
+        }
+        161 => {
+            named(out);
+            reg(out, 0);
+            space(out, w, 0);
+        }
+        162 => {
+            named(out);
+            reg(out, 0);
+            out.push_str(", ");
+            word(out, w, 0);
+            space(out, w, 1);
+        }
+        _ => return false,
+    }
+    true
 }
 
 /// UAV declaration flag suffixes (`uav_flags`: globally coherent, rasterizer ordered,
 /// order-preserving counter).
-fn uav_flags(controls: u32) -> String {
-    tables()
-        .file
-        .uav_flags
-        .iter()
-        .filter(|(bit, _)| controls & (1 << bit) != 0)
-        .map(|(_, suffix)| suffix.as_str())
-        .collect()
+fn uav_flags(out: &mut String, controls: u32) {
+    for (bit, suffix) in &tables().file.uav_flags {
+        if controls & (1 << bit) != 0 {
+            out.push_str(suffix);
+        }
+    }
 }
 
 /// An immediate constant buffer, one `{ a, b, c, d}` row per line as fxc prints it.
-fn immediate_constant_buffer(words: &[u32]) -> String {
+fn immediate_constant_buffer(out: &mut String, words: &[u32]) {
     const INDENT: &str = "                              ";
-    let rows: Vec<String> = words
-        .chunks(4)
-        .map(|row| {
-            let values: Vec<String> = row.iter().map(|b| untyped(*b)).collect();
-            format!("{{ {}}}", values.join(", "))
-        })
-        .collect();
-    format!(
-        "dcl_immediateConstantBuffer {{ {} }}",
-        rows.join(&format!(",\n{INDENT}"))
-    )
+    out.push_str("dcl_immediateConstantBuffer { ");
+    for (r, row) in words.chunks(4).enumerate() {
+        if r > 0 {
+            out.push_str(",\n");
+            out.push_str(INDENT);
+        }
+        out.push_str("{ ");
+        for (i, b) in row.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            push_untyped(out, *b);
+        }
+        out.push('}');
+    }
+    out.push_str(" }");
 }
 
 /// One instruction as an fxc listing line (an immediate constant buffer spans several).
 pub fn instruction(instr: &Instruction) -> String {
+    let mut out = String::new();
+    push_instruction(&mut out, instr);
+    out
+}
+
+/// Appends [`instruction`]'s text to `out`.
+pub fn push_instruction(out: &mut String, instr: &Instruction) {
     let t = tables();
     if instr.opcode == OP_CUSTOMDATA {
         if instr.controls == CUSTOMDATA_ICB {
-            return immediate_constant_buffer(&instr.words);
+            return immediate_constant_buffer(out, &instr.words);
         }
-        return format!(
-            "// customdata class {}, {} dwords",
-            instr.controls,
-            instr.words.len()
-        );
+        out.push_str("// customdata class ");
+        push_decimal(out, instr.controls.into());
+        out.push_str(", ");
+        push_decimal(out, instr.words.len() as u64);
+        out.push_str(" dwords");
+        return;
     }
-    let Some(info) = t.op(instr.opcode) else {
-        return raw_comment(instr);
+    let Some(info) = t.op(instr.opcode).filter(|i| i.layout != Layout::Raw) else {
+        return raw_comment(out, instr);
     };
-    if info.layout == Layout::Raw {
-        return raw_comment(instr);
+    if declaration(out, t, instr, &info.name) {
+        return;
     }
-    if let Some(text) = declaration(t, instr, &info.name) {
-        return text;
-    }
-    let m = mnemonic(t, instr, &info.name);
+    mnemonic(out, t, instr, &info.name);
     if instr.operands.is_empty() {
-        return if instr.opcode == t.codes.sync {
-            m
-        } else {
-            format!("{m} ")
-        };
+        if instr.opcode != t.codes.sync {
+            out.push(' ');
+        }
+        return;
     }
-    let ops: Vec<String> = instr
-        .operands
-        .iter()
-        .enumerate()
-        .map(|(i, o)| operand(t, o, imm_kind(t, instr, i)))
-        .collect();
-    format!("{m} {}", ops.join(", "))
+    for (i, o) in instr.operands.iter().enumerate() {
+        out.push_str(if i == 0 { " " } else { ", " });
+        operand(out, t, o, imm_kind(t, instr, i));
+    }
 }
 
 /// An instruction texlate does not spell (an unknown opcode, a function table): its dwords
 /// as a comment, so the listing still shows them.
-fn raw_comment(instr: &Instruction) -> String {
+fn raw_comment(out: &mut String, instr: &Instruction) {
     let mut words = Vec::new();
     let _ = instr.encode(&mut words);
-    let hex: Vec<String> = words.iter().map(|w| format!("{w:08x}")).collect();
-    format!("// opcode {}: {}", instr.opcode, hex.join(" "))
+    out.push_str("// opcode ");
+    push_decimal(out, instr.opcode.into());
+    out.push(':');
+    for w in words {
+        out.push(' ');
+        push_hex_digits(out, w.into(), 8);
+    }
 }
 
 /// Opcodes that open a block (`if`, `loop`, `switch`) and close one (`endif`, `endloop`,
@@ -497,22 +655,26 @@ const MAX_INDENT: usize = 64;
 pub struct Indent(usize);
 
 impl Indent {
-    /// The indentation of `opcode`'s line; updates the nesting for the lines after it.
-    pub fn line(&mut self, opcode: u16) -> String {
+    /// Appends the indentation of `opcode`'s line; updates the nesting for the lines after
+    /// it.
+    pub fn push(&mut self, out: &mut String, opcode: u16) {
         if CLOSES.contains(&opcode) {
             self.0 = self.0.saturating_sub(1);
         }
-        let pad = "  ".repeat(self.0.min(MAX_INDENT));
+        for _ in 0..self.0.min(MAX_INDENT) {
+            out.push_str("  ");
+        }
         if OPENS.contains(&opcode) {
             self.0 += 1;
         }
-        pad
     }
 }
 
-/// The profile line of a version token (`ps_5_0`).
-pub fn profile(version: u32) -> String {
-    let t = tables();
-    let kind = name_or_code(&t.file.program_types, version >> 16);
-    format!("{kind}_{}_{}", (version >> 4) & 0xf, version & 0xf)
+/// Appends the profile line of a version token (`ps_5_0`) to `out`.
+pub fn push_profile(out: &mut String, version: u32) {
+    name_or_code(out, &tables().file.program_types, version >> 16);
+    out.push('_');
+    push_decimal(out, ((version >> 4) & 0xf).into());
+    out.push('_');
+    push_decimal(out, (version & 0xf).into());
 }

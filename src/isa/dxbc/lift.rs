@@ -315,14 +315,47 @@ fn lanes(op: &Operand) -> usize {
     }
 }
 
+/// Whether [`lift`] makes a texture instruction of `instr`, whatever the declarations: a
+/// texture opcode with one operand per role of its table row, the roles its LOD rule reads
+/// among them, and not a size or sample query of a UAV (`resinfo u0` stays an opaque item:
+/// its `u#` slot is not a texture's `t#`).
+pub fn lifts(instr: &Instruction) -> bool {
+    let t = tables();
+    let Some(tex) = t.op(instr.opcode).and_then(|o| o.tex.as_ref()) else {
+        return false;
+    };
+    let at = |r: Role| tex.roles.iter().position(|x| *x == r);
+    let lod_roles = match tex.lod {
+        LodRule::Level => at(Role::Lod).is_some(),
+        LodRule::Bias => at(Role::Bias).is_some(),
+        LodRule::Mip => at(Role::Mip).is_some(),
+        LodRule::Grad => at(Role::Ddx).is_some() && at(Role::Ddy).is_some(),
+        LodRule::Implicit | LodRule::Zero | LodRule::Coord | LodRule::None => true,
+    };
+    let (Some(res), Some(_)) = (at(Role::Resource), at(Role::Dst)) else {
+        return false;
+    };
+    if instr.operands.len() != tex.roles.len() || !lod_roles {
+        return false;
+    }
+    let uav = t
+        .register_type(instr.operands[res].ty)
+        .is_some_and(|r| r.1 == "u");
+    !(uav
+        && matches!(
+            tex.op,
+            TexOp::QuerySize | TexOp::QuerySamples | TexOp::BufferInfo
+        ))
+}
+
 /// Lifts `instr` when it is a texture instruction whose operands match its roles.
 pub fn lift(instr: &Instruction, decls: &Decls) -> Option<TexInstr> {
+    if !lifts(instr) {
+        return None;
+    }
     let t = tables();
     let info = t.op(instr.opcode)?;
     let tex = info.tex.as_ref()?;
-    if instr.operands.len() != tex.roles.len() {
-        return None;
-    }
     let role = |r: Role| {
         tex.roles
             .iter()
@@ -341,17 +374,6 @@ pub fn lift(instr: &Instruction, decls: &Decls) -> Option<TexInstr> {
     };
     let res = role(Role::Resource)?;
     let dst = role(Role::Dst)?;
-    // A size or sample query of a UAV (`resinfo u0`) is no texture instruction: it stays an
-    // opaque item (its `u#` slot is not a texture's `t#`).
-    let uav = t.register_type(res.ty).is_some_and(|r| r.1 == "u");
-    if uav
-        && matches!(
-            tex.op,
-            TexOp::QuerySize | TexOp::QuerySamples | TexOp::BufferInfo
-        )
-    {
-        return None;
-    }
     let mut op = tex.op;
     if let TexOp::Gather { .. } = op {
         let component = role(Role::Sampler).map_or(0, |s| {

@@ -24,6 +24,7 @@ mod emit_inst;
 mod groups;
 mod lift;
 pub mod signature;
+mod stream;
 pub mod tokens;
 
 mod tables;
@@ -389,7 +390,7 @@ pub fn print_text(program: &Program) -> Result<String, Error> {
     let module = program.state.get::<DxbcModule>();
     let listing = module.and_then(|m| m.listing);
     if let (Some(v), None) = (module.and_then(|m| m.version), listing) {
-        out.push_str(&disasm::profile(v));
+        disasm::push_profile(&mut out, v);
         out.push('\n');
     }
     let mut indent = disasm::Indent::default();
@@ -399,32 +400,33 @@ pub fn print_text(program: &Program) -> Result<String, Error> {
         match item {
             Item::Comment(c) => out.push_str(&crate::isa::comment_line(&c.text)),
             Item::Alu(a) => {
-                let lines: Vec<String> = emit_alu::emit(a)?
-                    .iter()
-                    .map(|i| format!("{}{}", indent.line(i.opcode), disasm::instruction(i)))
-                    .collect();
-                out.push_str(&lines.join("\n"));
+                for (k, i) in emit_alu::emit(a)?.iter().enumerate() {
+                    if k > 0 {
+                        out.push('\n');
+                    }
+                    indent.push(&mut out, i.opcode);
+                    disasm::push_instruction(&mut out, i);
+                }
             }
             Item::Opaque(o) => match &o.text {
                 Some(text) => out.push_str(text),
                 None => {
                     let instr = opaque_instruction(o)?;
-                    out.push_str(&indent.line(instr.opcode));
-                    out.push_str(&disasm::instruction(&instr));
+                    indent.push(&mut out, instr.opcode);
+                    disasm::push_instruction(&mut out, &instr);
                 }
             },
             Item::Tex(t) => {
                 let instr = emit_tex(t, &decls, sm5)?;
-                let text = disasm::instruction(&instr);
                 match extras(t).and_then(|x| x.text.as_ref()) {
                     Some(line) => {
                         out.push_str(&line.indent);
-                        out.push_str(&text);
+                        disasm::push_instruction(&mut out, &instr);
                         out.push_str(&line.trailing);
                     }
                     None => {
-                        out.push_str(&indent.line(instr.opcode));
-                        out.push_str(&text);
+                        indent.push(&mut out, instr.opcode);
+                        disasm::push_instruction(&mut out, &instr);
                     }
                 }
             }
@@ -719,5 +721,12 @@ impl crate::isa::Codec for DxbcCodec {
             crate::Form::Text => Vec::new(),
             crate::Form::Binary | crate::Form::Tokens => encode_warnings(program),
         }
+    }
+    fn stream_disasm(
+        &self,
+        input: &mut dyn crate::stream::Input,
+        out: &mut dyn std::io::Write,
+    ) -> Result<crate::stream::Stats, crate::stream::StreamError> {
+        stream::disasm(input, out)
     }
 }

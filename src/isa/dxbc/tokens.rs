@@ -75,7 +75,7 @@ impl Index {
 }
 
 /// One operand, every field of its tokens kept.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Operand {
     /// `[1:0]`: 0 = none, 1 = one component, 2 = four components, 3 = N components.
     pub num_components: u8,
@@ -382,29 +382,37 @@ impl Reader<'_> {
         Ok(w)
     }
 
-    /// A chain of extended tokens after a token with bit 31 set.
-    fn chain(&mut self, end: usize, what: &str) -> Result<Vec<u32>, DecodeError> {
-        let mut chain = Vec::new();
+    /// A chain of extended tokens after a token with bit 31 set, into `chain` (cleared).
+    fn chain(&mut self, end: usize, what: &str, chain: &mut Vec<u32>) -> Result<(), DecodeError> {
+        chain.clear();
         loop {
             let t = self.next(end, what)?;
             chain.push(t);
             if t & 0x8000_0000 == 0 {
-                return Ok(chain);
+                return Ok(());
             }
         }
     }
 
-    fn operand(&mut self, end: usize, depth: u32) -> Result<Operand, DecodeError> {
+    /// The operand at `self.pos`, decoded into `op` (every field rewritten); storage of the
+    /// operand it held before goes back to `spare`.
+    fn operand(
+        &mut self,
+        op: &mut Operand,
+        end: usize,
+        depth: u32,
+        spare: &mut Spare,
+    ) -> Result<(), DecodeError> {
         let at = self.pos;
         if depth > MAX_NESTING {
             return Err(self.err(at, "relative addressing nested too deeply"));
         }
         let token = self.next(end, "operand")?;
-        let extended = if token & 0x8000_0000 != 0 {
-            self.chain(end, "extended operand token")?
-        } else {
-            Vec::new()
-        };
+        spare.reclaim_indices(op);
+        op.extended.clear();
+        if token & 0x8000_0000 != 0 {
+            self.chain(end, "extended operand token", &mut op.extended)?;
+        }
         let num_components = (token & 3) as u8;
         let ty = ((token >> 12) & 0xff) as u8;
         let dims = ((token >> 20) & 3) as usize;
@@ -424,11 +432,11 @@ impl Reader<'_> {
             }
             _ => 0,
         };
-        let mut imm = Vec::with_capacity(imm_count);
+        op.imm.clear();
         for _ in 0..imm_count {
-            imm.push(self.next(end, "immediate value")?);
+            let value = self.next(end, "immediate value")?;
+            op.imm.push(value);
         }
-        let mut indices = Vec::with_capacity(dims);
         for d in 0..dims {
             let repr = ((reprs >> (3 * d)) & 7) as u8;
             let (imm, rel) = match repr {
@@ -445,23 +453,21 @@ impl Reader<'_> {
                 }
             };
             let rel = if rel {
-                Some(Box::new(self.operand(end, depth + 1)?))
+                let mut inner = spare.boxes.pop().unwrap_or_default();
+                self.operand(&mut inner, end, depth + 1, spare)?;
+                Some(inner)
             } else {
                 None
             };
-            indices.push(Index { repr, imm, rel });
+            op.indices.push(Index { repr, imm, rel });
         }
         let used_bits = (1u32 << (3 * dims)) - 1;
-        Ok(Operand {
-            num_components,
-            selection: ((token >> 2) & 3) as u8,
-            comp: ((token >> 4) & 0xff) as u8,
-            ty,
-            unused_repr: (reprs & !used_bits) as u16,
-            indices,
-            extended,
-            imm,
-        })
+        op.num_components = num_components;
+        op.selection = ((token >> 2) & 3) as u8;
+        op.comp = ((token >> 4) & 0xff) as u8;
+        op.ty = ty;
+        op.unused_repr = (reprs & !used_bits) as u16;
+        Ok(())
     }
 
     fn imm64(&mut self, end: usize) -> Result<u64, DecodeError> {
@@ -472,10 +478,26 @@ impl Reader<'_> {
 
     /// One instruction starting at `self.pos`.
     fn instruction(&mut self) -> Result<Instruction, DecodeError> {
+        let mut instr = Instruction::new(0);
+        self.instruction_into(&mut instr, &mut Spare::default())?;
+        Ok(instr)
+    }
+
+    /// The instruction starting at `self.pos`, decoded into `instr` (every field
+    /// rewritten); the storage of what it held before goes back to `spare` or is reused.
+    fn instruction_into(
+        &mut self,
+        instr: &mut Instruction,
+        spare: &mut Spare,
+    ) -> Result<(), DecodeError> {
         let at = self.pos;
         let token = self.words[at];
         let opcode = (token & 0x7ff) as u16;
         let remaining = self.words.len() - at;
+        spare.operands.append(&mut instr.operands);
+        instr.extended.clear();
+        instr.words.clear();
+        instr.opcode = opcode;
         if opcode == OP_CUSTOMDATA {
             let len = *self
                 .words
@@ -491,13 +513,9 @@ impl Reader<'_> {
                 ));
             }
             self.pos = at + len;
-            return Ok(Instruction {
-                opcode,
-                controls: token >> 11,
-                extended: Vec::new(),
-                operands: Vec::new(),
-                words: self.words[at + 2..at + len].to_vec(),
-            });
+            instr.controls = token >> 11;
+            instr.words.extend_from_slice(&self.words[at + 2..at + len]);
+            return Ok(());
         }
         let len = ((token >> 24) & 0x7f) as usize;
         if len == 0 || len > remaining {
@@ -510,39 +528,100 @@ impl Reader<'_> {
         }
         let end = at + len;
         self.pos = at + 1;
-        let extended = if token & 0x8000_0000 != 0 {
-            self.chain(end, "extended opcode token")?
-        } else {
-            Vec::new()
-        };
+        if token & 0x8000_0000 != 0 {
+            self.chain(end, "extended opcode token", &mut instr.extended)?;
+        }
         let info = tables().op(opcode);
         let layout = info.map_or(Layout::Raw, |o| o.layout);
         // A texture instruction has one operand per role; dwords after them (the SM5.0
         // feedback ops of the corpus carry a zero dword there) are kept as words.
         let roles = info.and_then(|o| o.tex.as_ref()).map(|t| t.roles.len());
-        let mut operands = Vec::new();
-        match layout {
-            Layout::Operands => {
-                while self.pos < end && roles.is_none_or(|n| operands.len() < n) {
-                    operands.push(self.operand(end, 0)?);
-                }
+        let count = match layout {
+            Layout::Operands => None,
+            Layout::Decl(n) => Some(usize::from(n)),
+            Layout::Raw => Some(0),
+        };
+        loop {
+            let more = match count {
+                Some(n) => instr.operands.len() < n,
+                None => self.pos < end && roles.is_none_or(|n| instr.operands.len() < n),
+            };
+            if !more {
+                break;
             }
-            Layout::Decl(n) => {
-                for _ in 0..n {
-                    operands.push(self.operand(end, 0)?);
-                }
-            }
-            Layout::Raw => {}
+            let mut op = spare.operands.pop().unwrap_or_default();
+            self.operand(&mut op, end, 0, spare)?;
+            instr.operands.push(op);
         }
-        let words = self.words[self.pos..end].to_vec();
+        instr.words.extend_from_slice(&self.words[self.pos..end]);
         self.pos = end;
-        Ok(Instruction {
-            opcode,
-            controls: (token >> 11) & 0x1fff,
-            extended,
-            operands,
+        instr.controls = (token >> 11) & 0x1fff;
+        Ok(())
+    }
+}
+
+/// Storage that decoding one instruction after another reuses ([`Instructions`]): the
+/// operands, and the boxed operands of relative indices, of instructions decoded before.
+#[derive(Default)]
+pub struct Spare {
+    operands: Vec<Operand>,
+    /// Boxed, as [`Index::rel`] holds them: a relative index takes one back as it is.
+    #[allow(clippy::vec_box)]
+    boxes: Vec<Box<Operand>>,
+}
+
+impl Spare {
+    /// Takes back the relative-index operands of `op`'s indices and clears them.
+    fn reclaim_indices(&mut self, op: &mut Operand) {
+        for idx in op.indices.drain(..) {
+            if let Some(rel) = idx.rel {
+                self.boxes.push(rel);
+            }
+        }
+    }
+}
+
+/// A token stream decoded one instruction at a time into one reused [`Instruction`]: what
+/// [`decode_program`] decodes, with the same errors, without allocating per instruction
+/// once its storage has grown to the longest instruction.
+pub struct Instructions<'a> {
+    reader: Reader<'a>,
+    spare: Spare,
+    instr: Instruction,
+}
+
+impl<'a> Instructions<'a> {
+    /// The instructions of a whole program after its version and length tokens (checked as
+    /// [`decode_program`] checks them), and its version token; `base` is the byte offset of
+    /// `words[0]` in the input.
+    pub fn program(words: &'a [u32], base: usize) -> Result<(u32, Self), DecodeError> {
+        let version = check_header(words, base)?;
+        let reader = Reader {
             words,
-        })
+            pos: 2,
+            base,
+        };
+        Ok((
+            version,
+            Instructions {
+                reader,
+                spare: Spare::default(),
+                instr: Instruction::new(0),
+            },
+        ))
+    }
+
+    /// The next instruction and its byte offset in the input, or `None` at the end.
+    pub fn next_instruction(&mut self) -> Option<Result<(usize, &Instruction), DecodeError>> {
+        let r = &mut self.reader;
+        if r.pos >= r.words.len() {
+            return None;
+        }
+        let offset = r.offset(r.pos);
+        Some(
+            r.instruction_into(&mut self.instr, &mut self.spare)
+                .map(|()| (offset, &self.instr)),
+        )
     }
 }
 
@@ -608,6 +687,26 @@ pub fn claimed_len(bytes: &[u8]) -> Option<usize> {
 /// Decodes a program token stream (version, length, instructions); `base` is the byte offset
 /// of `words[0]` in the input, for error locations.
 pub fn decode_program(words: &[u32], base: usize) -> Result<TokenProgram, DecodeError> {
+    let version = check_header(words, base)?;
+    let mut reader = Reader {
+        words,
+        pos: 2,
+        base,
+    };
+    let mut instructions = Vec::new();
+    while reader.pos < words.len() {
+        let offset = reader.offset(reader.pos);
+        instructions.push((offset, reader.instruction()?));
+    }
+    Ok(TokenProgram {
+        version,
+        instructions,
+    })
+}
+
+/// Checks a program's version token and that its length token matches the stream; returns
+/// the version.
+fn check_header(words: &[u32], base: usize) -> Result<u32, DecodeError> {
     let at = |pos: usize, reason: String| DecodeError {
         offset: base + 4 * pos,
         reason,
@@ -629,20 +728,7 @@ pub fn decode_program(words: &[u32], base: usize) -> Result<TokenProgram, Decode
             ),
         ));
     }
-    let mut reader = Reader {
-        words,
-        pos: 2,
-        base,
-    };
-    let mut instructions = Vec::new();
-    while reader.pos < words.len() {
-        let offset = reader.offset(reader.pos);
-        instructions.push((offset, reader.instruction()?));
-    }
-    Ok(TokenProgram {
-        version,
-        instructions,
-    })
+    Ok(version)
 }
 
 /// Decodes a sequence of instructions without version and length tokens (`disasm --hex`).

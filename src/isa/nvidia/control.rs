@@ -27,21 +27,26 @@ pub fn slot_field(ctrl: u64, slot: usize) -> u64 {
 /// The phase of `slot` in `ctrl`: 0 none, 1 `.T`, 2 `.P`; 3 is reserved (nvdisasm
 /// prints `INVALIDPHASE3`).
 pub fn phase_of(ctrl: u64, slot: usize) -> Result<u8, FieldError> {
-    let c = &table().control;
-    if slot_shift(slot).is_none() {
+    let t = table();
+    let Some(shift) = slot_shift(slot) else {
         return Err(FieldError {
             field: "phase",
             reason: format!("slot {slot} of a bundle holds no instruction (slots 1..3 do)"),
         });
+    };
+    let field = (ctrl >> shift) & ((1u64 << t.control.slot_width) - 1);
+    let phase = t.control.phase.get(field) as u8;
+    match t.dense.phase[usize::from(phase)] {
+        Some(_) => Ok(phase),
+        None => Err(reserved_phase(ctrl, slot, phase)),
     }
-    let phase = c.phase.get(slot_field(ctrl, slot)) as u8;
-    if table().dense.phase[usize::from(phase)].is_some() {
-        Ok(phase)
-    } else {
-        Err(FieldError {
-            field: "phase",
-            reason: format!("control word {ctrl:#018x} slot {slot}: phase {phase} is reserved"),
-        })
+}
+
+#[cold]
+fn reserved_phase(ctrl: u64, slot: usize, phase: u8) -> FieldError {
+    FieldError {
+        field: "phase",
+        reason: format!("control word {ctrl:#018x} slot {slot}: phase {phase} is reserved"),
     }
 }
 

@@ -10,7 +10,7 @@ use super::inst::{invalid_value, lod_spelling, FieldError, NvInst, OFFSET_AOFFI,
 use super::packing::{
     coord_count, dim_name, dst_channels, dst_layout, is_arrayed, param_counts, params, Param,
 };
-use super::table::{table, OpClass};
+use super::table::{table, FieldName, OpClass};
 use super::NvidiaExtras;
 use crate::ir::{
     Dim, Dimension, Flags, Lod, Offset, Origin, Pred, Reg, RegFile, ResRef, Scalar, ScalarType,
@@ -98,6 +98,24 @@ pub fn check(inst: &NvInst) -> Result<(), FieldError> {
         vector_elem(base, i, operand)?;
     }
     Ok(())
+}
+
+/// The fields whose values decoding stores as they are and [`check`] never reads: whether a
+/// word decodes and lifts does not depend on them (the streams' word check,
+/// `super::shapes`, leaves them out of a word's shape; keep this in step with `check` and
+/// `inst::decode_form`).
+pub(super) fn unchecked_field(name: FieldName) -> bool {
+    matches!(
+        name,
+        FieldName::Guard
+            | FieldName::Tid
+            | FieldName::Ndv
+            | FieldName::Nodep
+            | FieldName::Sparse
+            | FieldName::Comp
+            | FieldName::Cl
+            | FieldName::Rtz
+    )
 }
 
 fn no_target() -> FieldError {

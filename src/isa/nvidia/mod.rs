@@ -21,6 +21,7 @@ mod lift;
 mod listing;
 pub mod mnemonics;
 pub mod packing;
+mod shapes;
 mod stream;
 pub mod table;
 pub mod text;

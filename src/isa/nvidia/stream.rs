@@ -14,12 +14,11 @@
 
 use std::io::{self, SeekFrom, Write};
 
-use super::binary::{
-    check_runs, check_whole_words, cubin_sections, decode_at, phase_of, read_word, word_at,
-};
+use super::binary::{check_whole_words, cubin_sections, decode_at, phase_of, read_word, word_at};
 use super::binary::{Ctrl, StreamWord};
 use super::control::{BUNDLE_WORDS, WORD_BYTES};
 use super::listing::{section_header, stream_column, stream_line};
+use super::shapes::Shapes;
 use super::table::Sm;
 use super::text::write_inst;
 use crate::error::{DecodeError, Error};
@@ -29,12 +28,12 @@ use crate::Form;
 /// Words read from a stream at a time.
 const CHUNK_BYTES: usize = 1 << 16;
 
-/// Calls `f(word, offset, index)` on each word of the raw stream of `len` bytes in `input`,
-/// reading it in chunks from its start.
-fn for_each_word(
+/// Calls `f(bytes, at)` on the `len` bytes of `input` in chunks of whole words from its
+/// start, `at` the offset of the chunk's first byte.
+fn for_each_chunk(
     input: &mut dyn Input,
     len: usize,
-    mut f: impl FnMut(u64, usize, usize) -> Result<(), StreamError>,
+    mut f: impl FnMut(&[u8], usize) -> Result<(), StreamError>,
 ) -> Result<(), StreamError> {
     input.rewind()?;
     let mut buf = vec![0u8; CHUNK_BYTES];
@@ -42,13 +41,26 @@ fn for_each_word(
     while at < len {
         let n = (len - at).min(CHUNK_BYTES);
         input.read_exact(&mut buf[..n])?;
-        for k in 0..n / WORD_BYTES {
-            let offset = at + k * WORD_BYTES;
-            f(word_at(&buf[..n], k), offset, offset / WORD_BYTES)?;
-        }
+        f(&buf[..n], at)?;
         at += n;
     }
     Ok(())
+}
+
+/// Calls `f(word, offset, index)` on each word of the raw stream of `len` bytes in `input`,
+/// reading it in chunks from its start.
+fn for_each_word(
+    input: &mut dyn Input,
+    len: usize,
+    mut f: impl FnMut(u64, usize, usize) -> Result<(), StreamError>,
+) -> Result<(), StreamError> {
+    for_each_chunk(input, len, |bytes, at| {
+        for k in 0..bytes.len() / WORD_BYTES {
+            let offset = at + k * WORD_BYTES;
+            f(word_at(bytes, k), offset, offset / WORD_BYTES)?;
+        }
+        Ok(())
+    })
 }
 
 /// The input's length, and whether it is an ELF file (a cubin).
@@ -290,41 +302,53 @@ pub(super) fn disasm_hex(
     Ok(stats)
 }
 
-/// [`crate::stream::transcode`] of a raw stream to binary: each word checked and written
-/// back (a stream re-encodes to its own words). `None`: another input or output form,
-/// for the whole-program path.
+/// [`crate::stream::transcode`] to binary of a raw stream or a cubin: what the whole-program
+/// path writes is the input itself when it accepts it, so each word is checked
+/// ([`Shapes`]: the same errors, in the same order, as decoding then encoding) and the input
+/// is written back as read. `None`: another input or output form, for the whole-program path.
 pub(super) fn transcode(
     input: &mut dyn Input,
     emit: Form,
     out: &mut dyn Write,
     sm: Sm,
 ) -> Result<Option<Stats>, StreamError> {
+    if emit != Form::Binary {
+        return Ok(None);
+    }
     let (len, elf) = probe(input)?;
-    if elf || emit != Form::Binary || !super::looks_binary_prefix(input, len)? {
+    if elf {
+        return transcode_cubin(&crate::stream::read_all(input)?, out, sm).map(Some);
+    }
+    if !super::looks_binary_prefix(input, len)? {
         return Ok(None);
     }
     check_whole_words(len, 0)?;
-    let mut walk = Walk::new(sm);
-    // Decoding errors first, over the whole stream, then the first word that decodes but
-    // cannot run: the order of the whole-program path (decode, then encode).
-    let mut cannot_run = None;
-    for_each_word(input, len, |word, offset, index| {
-        walk.stats.items += 1;
-        if let StreamWord::Tex(inst) = read_word(word, offset, index, &mut walk.ctrl, sm)? {
-            walk.stats.texture += 1;
-            if cannot_run.is_none() {
-                cannot_run = check_runs(&inst, word, offset).err();
-            }
-        }
-        Ok(())
+    let mut shapes = Shapes::new(sm);
+    shapes.start(0);
+    for_each_chunk(input, len, |bytes, at| {
+        Ok(shapes.words(bytes, at, at / WORD_BYTES)?)
     })?;
-    if let Some(e) = cannot_run {
+    if let Some(e) = shapes.first_refusal() {
         return Err(e.into());
     }
-    let mut w = io::BufWriter::with_capacity(CHUNK_BYTES, out);
-    for_each_word(input, len, |word, _, _| {
-        Ok(w.write_all(&word.to_le_bytes())?)
-    })?;
-    w.flush()?;
-    Ok(Some(walk.stats))
+    for_each_chunk(input, len, |bytes, _| Ok(out.write_all(bytes)?))?;
+    out.flush()?;
+    Ok(Some(shapes.stats()))
+}
+
+/// [`transcode`] of a cubin (read whole): the words of its `.text.*` sections checked, the
+/// file written back as read (the whole-program path rewrites those sections in place with
+/// the same words).
+fn transcode_cubin(bytes: &[u8], out: &mut dyn Write, sm: Sm) -> Result<Stats, StreamError> {
+    let mut shapes = Shapes::new(sm);
+    for (section, data) in cubin_sections(bytes)? {
+        check_whole_words(data.len(), section.offset)?;
+        shapes.start(section.offset);
+        shapes.words(data, section.offset, 0)?;
+    }
+    if let Some(e) = shapes.first_refusal() {
+        return Err(e.into());
+    }
+    crate::stream::write_whole(out, bytes)?;
+    Ok(shapes.stats())
 }

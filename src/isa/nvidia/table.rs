@@ -977,11 +977,15 @@ impl Table {
 
     /// The form `word` is, if any.
     pub fn form_of(&self, word: u64) -> Option<&Form> {
+        self.forms.get(self.form_index_of(word)?)
+    }
+
+    /// The position in `forms` of the form `word` is, if any.
+    pub fn form_index_of(&self, word: u64) -> Option<usize> {
         match &self.dispatch {
-            Some(d) => self
-                .forms
-                .get(usize::from(d[(word >> (64 - DISPATCH_BITS)) as usize])),
-            None => self.forms.iter().find(|f| word & f.mask == f.value),
+            Some(d) => Some(usize::from(d[(word >> (64 - DISPATCH_BITS)) as usize]))
+                .filter(|&i| i < self.forms.len()),
+            None => self.forms.iter().position(|f| word & f.mask == f.value),
         }
     }
 

@@ -14,78 +14,8 @@ pub fn reg_name(r: u8) -> String {
     s
 }
 
-/// Where printed text goes: a `String`, or the byte buffer of a stream (which skips UTF-8
-/// checks: everything printed is ASCII or copied from `&str`).
-pub trait TextOut {
-    /// Appends `s`.
-    fn push_text(&mut self, s: &str);
-    /// Appends one ASCII byte.
-    fn push_ascii(&mut self, b: u8);
-    /// The length in bytes.
-    fn text_len(&self) -> usize;
-}
-
-impl TextOut for String {
-    fn push_text(&mut self, s: &str) {
-        self.push_str(s);
-    }
-    fn push_ascii(&mut self, b: u8) {
-        self.push(char::from(b));
-    }
-    fn text_len(&self) -> usize {
-        self.len()
-    }
-}
-
-impl TextOut for Vec<u8> {
-    fn push_text(&mut self, s: &str) {
-        self.extend_from_slice(s.as_bytes());
-    }
-    fn push_ascii(&mut self, b: u8) {
-        self.push(b);
-    }
-    fn text_len(&self) -> usize {
-        self.len()
-    }
-}
-
-const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
-
-/// Appends `n` in decimal.
-pub(super) fn push_decimal(out: &mut (impl TextOut + ?Sized), n: u32) {
-    let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    digits[i..].iter().for_each(|&d| out.push_ascii(d));
-}
-
-/// Appends `n` as `{:#x}` prints it (`0x6e`, `0x0`).
-pub(super) fn push_hex(out: &mut (impl TextOut + ?Sized), n: u64) {
-    out.push_text("0x");
-    push_hex_digits(out, n, 1);
-}
-
-/// Appends `n` in lowercase hex, at least `min` digits.
-pub(super) fn push_hex_digits(out: &mut (impl TextOut + ?Sized), n: u64, min: u32) {
-    let digits = (64 - n.leading_zeros()).div_ceil(4).max(min);
-    for k in (0..digits).rev() {
-        out.push_ascii(HEX_DIGITS[((n >> (4 * k)) & 0xf) as usize]);
-    }
-}
-
-/// Appends `n` as `{:#018x}` prints it (`0x` and 16 digits).
-pub(super) fn push_hex16(out: &mut (impl TextOut + ?Sized), n: u64) {
-    out.push_text("0x");
-    push_hex_digits(out, n, 16);
-}
+pub use crate::isa::text_out::TextOut;
+pub(super) use crate::isa::text_out::{push_decimal, push_hex, push_hex16, push_hex_digits};
 
 fn push_reg(out: &mut (impl TextOut + ?Sized), r: u8) {
     if r == RZ {
@@ -158,7 +88,7 @@ fn comps_spelling(inst: &NvInst) -> &'static str {
 fn push_query(out: &mut (impl TextOut + ?Sized), code: u8) {
     match table().dense.query[usize::from(code)] {
         Some(name) => out.push_text(name),
-        None => push_decimal(out, u32::from(code / 2)),
+        None => push_decimal(out, u64::from(code / 2)),
     }
 }
 

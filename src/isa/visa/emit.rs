@@ -122,6 +122,20 @@ fn line(text: String) -> Item {
 }
 
 /// Builds a whole kernel from target-ready IR.
+/// The aliases a translated sampler instruction's parameters are read through: a parameter
+/// whose variable has a type the op does not take (`validate::param_retypes`). An instruction
+/// the emitter refuses needs none here: it is refused, naming itself, when it is emitted.
+fn tex_aliases_needed(t: &TexInstr, scope: &Scope) -> Vec<(u32, &'static str)> {
+    let var_type = |v| scope.var_type(v);
+    match super::emit_inst::emit(t, &var_type) {
+        Ok(inst) => super::validate::param_retypes(&inst, &var_type)
+            .into_iter()
+            .map(|(i, ty)| (inst.params[i].var, ty))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
 pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Error> {
     let limits = &tables::tables().limits;
     let name = options.name.as_deref().unwrap_or(DEFAULT_NAME);
@@ -318,11 +332,14 @@ pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Erro
     {
         let scope = Scope::new(&out);
         for item in &ir.items {
-            if let Item::Alu(a) = item {
-                for need in super::alu::aliases_needed(a, &scope)? {
-                    if !aliases.contains(&need) {
-                        aliases.push(need);
-                    }
+            let needs = match item {
+                Item::Alu(a) => super::alu::aliases_needed(a, &scope)?,
+                Item::Tex(t) => tex_aliases_needed(t, &scope),
+                _ => Vec::new(),
+            };
+            for need in needs {
+                if !aliases.contains(&need) {
+                    aliases.push(need);
                 }
             }
         }

@@ -40,7 +40,7 @@ pub use lift::unpack_aoffimmi;
 
 use emit_inst::EmitError;
 use inst::FieldPositions;
-use names::Scope;
+use names::{Named, Scope};
 
 /// Parses `.visaasm` text (a whole kernel file or bare instructions) under [`Checks::Strict`].
 pub fn parse_text(src: &str) -> Result<Program, Error> {
@@ -437,12 +437,22 @@ fn emit_checked(
             detail,
         })
     };
-    let inst = emit_inst::emit(t, &|v| scope.var_type(v)).map_err(|e| match e {
+    let mut inst = emit_inst::emit(t, &|v| scope.var_type(v)).map_err(|e| match e {
         EmitError::Rule(v) => located(v.rule, v.detail),
         EmitError::Unsupported(what, why) => {
             Error::Unsupported(Unsupported::new(what, from, Isa::Visa, why))
         }
     })?;
+    // A translated parameter held in a variable of another type is read through the alias
+    // of the type it needs, which `emit::emit_program` declares (`tex_aliases_needed`).
+    if t.origin.get::<VisaExtras>().is_none() {
+        for (i, ty) in validate::param_retypes(&inst, &|v| scope.var_type(v)) {
+            let alias = alu::alias_name(&scope.var_name(inst.params[i].var), ty);
+            if let Some(Named::General(index)) = scope.resolve(&alias) {
+                inst.params[i].var = index;
+            }
+        }
+    }
     validate::check(&inst, checks, &|v| scope.var_type(v))
         .map_err(|v| located(v.rule, v.detail))?;
     Ok(inst)

@@ -222,23 +222,17 @@ fn check_types(
             ));
         }
     }
-    let wide = super::lift::ms_form(inst, op, var_type) == Some(super::inst::MsForm::Word);
-    let slots = op.param_order(wide);
     let mut first: Option<&TypeDesc> = None;
-    for (i, p) in inst.params.iter().enumerate() {
-        let Some(pt) = var_type(p.var) else { continue };
-        let offset_slot = slots.get(i).is_some_and(|s| s.is_offset());
-        let (class, expected) = match opc.param_class {
-            _ if offset_slot => (ParamClass::Int, "D"),
-            ParamClass::Float => (ParamClass::Float, "F or HF"),
-            ParamClass::Int => (ParamClass::Int, "D/UD or W/UW"),
-            ParamClass::Any => continue,
+    for (i, class, offset_slot) in param_classes(inst, op, var_type) {
+        let Some(pt) = var_type(inst.params[i].var) else {
+            continue;
         };
-        let allowed = match class {
-            _ if offset_slot => ["d", "ud"].contains(&pt.name.as_str()),
-            ParamClass::Float => ["f", "hf"].contains(&pt.name.as_str()),
-            _ => ["d", "ud", "w", "uw"].contains(&pt.name.as_str()),
+        let expected = match class {
+            _ if offset_slot => "D",
+            ParamClass::Float => "F or HF",
+            _ => "D/UD or W/UW",
         };
+        let allowed = type_allowed(class, offset_slot, &pt.name);
         if !allowed {
             return Err(Violation::new(
                 Field::Param(i),
@@ -272,6 +266,62 @@ fn check_types(
         }
     }
     Ok(())
+}
+
+/// The parameters of `inst` the type rule constrains: (index, class, whether the slot is a
+/// `sample4_po` offset, which is D whatever the op's class).
+fn param_classes(
+    inst: &VisaInst,
+    op: &OpDesc,
+    var_type: &dyn Fn(u32) -> Option<&'static TypeDesc>,
+) -> Vec<(usize, ParamClass, bool)> {
+    let wide = super::lift::ms_form(inst, op, var_type) == Some(super::inst::MsForm::Word);
+    let slots = op.param_order(wide);
+    (0..inst.params.len())
+        .filter_map(|i| {
+            let offset_slot = slots.get(i).is_some_and(|s| s.is_offset());
+            match op.opcode_desc().param_class {
+                _ if offset_slot => Some((i, ParamClass::Int, true)),
+                ParamClass::Any => None,
+                class => Some((i, class, false)),
+            }
+        })
+        .collect()
+}
+
+/// Whether a variable of type `ty` may be a parameter of `class` (seeds: F or HF; D/UD or
+/// W/UW; an offset slot D or UD).
+fn type_allowed(class: ParamClass, offset_slot: bool, ty: &str) -> bool {
+    match class {
+        _ if offset_slot => ["d", "ud"].contains(&ty),
+        ParamClass::Float => ["f", "hf"].contains(&ty),
+        _ => ["d", "ud", "w", "uw"].contains(&ty),
+    }
+}
+
+/// The parameters of `inst` whose variable's type the type rule does not allow, with the
+/// type to read them as instead (`f`; `ud`; an offset `d`): a translation meets these when
+/// one source register holds values of two types (an NVIDIA register written by `TXQ` and
+/// later read as a gradient), and reads such a parameter through an alias of that type.
+pub fn param_retypes(
+    inst: &VisaInst,
+    var_type: &dyn Fn(u32) -> Option<&'static TypeDesc>,
+) -> Vec<(usize, &'static str)> {
+    let Some(op) = inst.op() else {
+        return Vec::new();
+    };
+    param_classes(inst, op, var_type)
+        .into_iter()
+        .filter_map(|(i, class, offset_slot)| {
+            let pt = var_type(inst.params[i].var)?;
+            let wanted = match class {
+                _ if offset_slot => "d",
+                ParamClass::Float => "f",
+                _ => "ud",
+            };
+            (!type_allowed(class, offset_slot, &pt.name)).then_some((i, wanted))
+        })
+        .collect()
 }
 
 fn list(v: &[u8]) -> String {

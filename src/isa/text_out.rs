@@ -1,0 +1,111 @@
+//! Where printers write text, and the number spellings they share, written digit by digit
+//! into the output (no `format!`, no `String` per number): the listing printers of every
+//! ISA and the streaming paths ([`crate::stream`]) print through these.
+
+/// Where printed text goes: a `String`, or the byte buffer of a stream (which skips UTF-8
+/// checks: everything printed is ASCII or copied from `&str`).
+pub trait TextOut {
+    /// Appends `s`.
+    fn push_text(&mut self, s: &str);
+    /// Appends one ASCII byte.
+    fn push_ascii(&mut self, b: u8);
+    /// The length in bytes.
+    fn text_len(&self) -> usize;
+}
+
+impl TextOut for String {
+    fn push_text(&mut self, s: &str) {
+        self.push_str(s);
+    }
+    fn push_ascii(&mut self, b: u8) {
+        self.push(char::from(b));
+    }
+    fn text_len(&self) -> usize {
+        self.len()
+    }
+}
+
+impl TextOut for Vec<u8> {
+    fn push_text(&mut self, s: &str) {
+        self.extend_from_slice(s.as_bytes());
+    }
+    fn push_ascii(&mut self, b: u8) {
+        self.push(b);
+    }
+    fn text_len(&self) -> usize {
+        self.len()
+    }
+}
+
+const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+/// Appends `n` in decimal, as `{}` prints it.
+pub fn push_decimal(out: &mut (impl TextOut + ?Sized), n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // The digits are ASCII.
+    out.push_text(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+}
+
+/// Appends a signed `n` in decimal, as `{}` prints it (`-3`).
+pub fn push_signed(out: &mut (impl TextOut + ?Sized), n: i64) {
+    if n < 0 {
+        out.push_ascii(b'-');
+    }
+    push_decimal(out, n.unsigned_abs());
+}
+
+/// Appends `n` as `{:#x}` prints it (`0x6e`, `0x0`).
+pub fn push_hex(out: &mut (impl TextOut + ?Sized), n: u64) {
+    out.push_text("0x");
+    push_hex_digits(out, n, 1);
+}
+
+/// Appends `n` in lowercase hex, at least `min` digits.
+pub fn push_hex_digits(out: &mut (impl TextOut + ?Sized), n: u64, min: u32) {
+    let digits = (64 - n.leading_zeros()).div_ceil(4).max(min);
+    for k in (0..digits).rev() {
+        out.push_ascii(HEX_DIGITS[((n >> (4 * k)) & 0xf) as usize]);
+    }
+}
+
+/// Appends `n` as `{:#018x}` prints it (`0x` and 16 digits).
+pub fn push_hex16(out: &mut (impl TextOut + ?Sized), n: u64) {
+    out.push_text("0x");
+    push_hex_digits(out, n, 16);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each spelling is `format!`'s, at the edges of its range.
+    #[test]
+    fn numbers_print_as_format_prints_them() {
+        for n in [0u64, 1, 9, 10, 99, 100, 4096, u64::from(u32::MAX), u64::MAX] {
+            let mut s = String::new();
+            push_decimal(&mut s, n);
+            assert_eq!(s, n.to_string());
+            s.clear();
+            push_hex(&mut s, n);
+            assert_eq!(s, format!("{n:#x}"));
+            s.clear();
+            push_hex16(&mut s, n);
+            assert_eq!(s, format!("{n:#018x}"));
+        }
+        for n in [0i64, -1, 7, -8, i64::MIN, i64::MAX] {
+            let mut s = String::new();
+            push_signed(&mut s, n);
+            assert_eq!(s, n.to_string());
+        }
+    }
+}
