@@ -251,32 +251,27 @@ mod tests {
     use super::super::validate;
     use super::*;
 
-    /// xorshift64*.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
+    /// Field `field` of random instruction `i`: a number below `n`, the same in every run
+    /// (std's `DefaultHasher::new` has fixed keys).
+    fn pick(i: u64, field: u64, n: usize) -> usize {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (i, field).hash(&mut h);
+        (h.finish() % n as u64) as usize
     }
 
     /// A raw operand: `%null.0` often, small variables and GRF offsets, sometimes anything.
-    fn raw(rng: &mut Rng) -> Raw {
-        match rng.below(4) {
+    fn raw(i: u64, field: u64) -> Raw {
+        let any = |k| pick(i, field * 8 + k, 1 << 32);
+        match pick(i, field * 8, 4) {
             0 => Raw::default(),
             1 => Raw {
-                var: rng.next() as u32,
-                offset: rng.next() as u16,
+                var: any(1) as u32,
+                offset: any(2) as u16,
             },
             _ => Raw {
-                var: rng.below(40) as u32,
-                offset: (rng.below(8) * 32) as u16,
+                var: pick(i, field * 8 + 3, 40) as u32,
+                offset: (pick(i, field * 8 + 4, 8) * 32) as u16,
             },
         }
     }
@@ -287,45 +282,45 @@ mod tests {
     #[test]
     fn untyped_instructions_lift_back() {
         let t = tables::tables();
-        let mut rng = Rng(0x11f7_bac4);
         let (mut back, mut refused) = (0, 0);
-        for _ in 0..200_000 {
-            let op = &t.ops[rng.below(t.ops.len())];
+        for i in 0..200_000u64 {
+            let f = |field, n| pick(i, field, n);
+            let op = &t.ops[f(0, t.ops.len())];
             let opc = op.opcode_desc();
-            let pred = match rng.below(3) {
-                0 if opc.pred => (rng.next() as u16 & 0xefff) | 1,
+            let pred = match f(1, 3) {
+                0 if opc.pred => (f(2, 1 << 16) as u16 & 0xefff) | 1,
                 _ => 0,
             };
-            let aoffimmi = opc.aoffimmi.then(|| match rng.below(3) {
+            let aoffimmi = opc.aoffimmi.then(|| match f(3, 3) {
                 0 => Aoffimmi::Var {
-                    var: rng.below(64) as u32,
-                    row: rng.next() as u8,
-                    col: rng.next() as u8 % 40,
+                    var: f(4, 64) as u32,
+                    row: f(5, 256) as u8,
+                    col: f(6, 40) as u8,
                     region: Region::SCALAR,
                 },
                 _ => Aoffimmi::Imm {
-                    value: rng.next() as u32 & [0xfff, 0][rng.below(2)],
-                    ty: t.types[rng.below(t.types.len())].code,
+                    value: f(7, 1 << 32) as u32 & [0xfff, 0][f(8, 2)],
+                    ty: t.types[f(9, t.types.len())].code,
                 },
             });
             let n = if opc.num_params {
-                1 + rng.below(op.max_params())
+                1 + f(10, op.max_params())
             } else {
                 op.params.len()
             };
             let inst = VisaInst {
                 opcode: op.opcode,
                 subop: op.subop,
-                modifiers: rng.next() as u16 & tables::modifier_mask(op.opcode),
-                exec_size: opc.exec_sizes[rng.below(opc.exec_sizes.len())],
-                emask: rng.below(16) as u8,
+                modifiers: f(11, 1 << 16) as u16 & tables::modifier_mask(op.opcode),
+                exec_size: opc.exec_sizes[f(12, opc.exec_sizes.len())],
+                emask: f(13, 16) as u8,
                 pred,
-                channels: rng.below(16) as u8,
+                channels: f(14, 16) as u8,
                 aoffimmi,
-                sampler: opc.sampler.then(|| rng.next() as u8),
-                surface: rng.next() as u8,
-                dst: raw(&mut rng),
-                params: (0..n).map(|_| raw(&mut rng)).collect(),
+                sampler: opc.sampler.then(|| f(15, 256) as u8),
+                surface: f(16, 256) as u8,
+                dst: raw(i, 17),
+                params: (0..n as u64).map(|k| raw(i, 18 + k)).collect(),
             };
             if validate::check(&inst, Checks::Strict, &|_| None).is_err() {
                 continue;
