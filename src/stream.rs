@@ -14,7 +14,7 @@
 //! | ISA | streamed | held whole |
 //! |---|---|---|
 //! | NVIDIA | raw word streams (read twice: nvdisasm pads every encoding comment to the widest instruction), `--hex`, identity binary → binary | a cubin (an ELF file, read whole; its `.text` sections print word by word) |
-//! | vISA | `.visaasm` text → text (read three times: zero bytes, then line ends and declarations, which name variables for every line, then one line at a time; 2.3–2.7 M lines per CPU second, 4.4 MiB peak at 20 and 200 MB), instruction streams → binary (7 M instructions/s) and text (1.25 M/s), `--hex` (4.1–4.3 MiB at 92 MB) | an `.isa` container (refused, as [`crate::decode`] refuses it); text → binary |
+//! | vISA | `.visaasm` text → text (read three times: zero bytes, then line ends and declarations, which name variables for every line, then one line at a time; 2.3–2.7 M lines per CPU second, 4.4 MiB peak at 20 and 200 MB), instruction streams → binary (7.4 M instructions/s) and text (1.25 M/s), `--hex` (4.1–4.3 MiB at 92 MB) | an `.isa` container (refused, as [`crate::decode`] refuses it); text → binary |
 //! | others | — | everything (whole-program path) |
 //!
 //! An input is read through [`Input`] (`Read + Seek`): a file streams; standard input is

@@ -317,9 +317,10 @@ pub fn tables() -> &'static Tables {
 /// asks of every instruction, indexed once.
 struct ByCode {
     opcodes: [Option<&'static OpcodeDesc>; 256],
-    /// The op of (opcode, sub-op) at `usize::from(opcode) << 8 | sub-op`, for the opcodes
-    /// texlate reads; sparse, so by hash.
-    ops: std::collections::HashMap<u16, &'static OpDesc, std::hash::BuildHasherDefault<Fnv>>,
+    /// The ops of the opcodes texlate reads, a row of 256 sub-ops each: opcode `c`'s row is
+    /// `op_rows[rows[c] - 1]` (`rows[c]` 0: no row).
+    rows: [u8; 256],
+    op_rows: Vec<[Option<&'static OpDesc>; 256]>,
     /// The modifier bits each opcode defines.
     modifier_masks: [u16; 256],
 }
@@ -330,7 +331,8 @@ fn by_code() -> &'static ByCode {
         let t = tables();
         let mut by = ByCode {
             opcodes: [None; 256],
-            ops: Default::default(),
+            rows: [0; 256],
+            op_rows: Vec::new(),
             modifier_masks: [0; 256],
         };
         for o in t.opcodes.iter().rev() {
@@ -342,8 +344,12 @@ fn by_code() -> &'static ByCode {
                 .fold(0, |mask, d| mask | 1 << d.bit);
         }
         for o in t.ops.iter().rev() {
-            by.ops
-                .insert(u16::from(o.opcode) << 8 | u16::from(o.subop), o);
+            let row = &mut by.rows[usize::from(o.opcode)];
+            if *row == 0 {
+                by.op_rows.push([None; 256]);
+                *row = u8::try_from(by.op_rows.len()).expect("at most 255 sampler opcodes");
+            }
+            by.op_rows[usize::from(*row) - 1][usize::from(o.subop)] = Some(o);
         }
         by
     })
@@ -356,10 +362,9 @@ pub fn opcode(code: u8) -> Option<&'static OpcodeDesc> {
 
 /// The op with `opcode` and `subop`.
 pub fn op_by_code(opcode: u8, subop: u8) -> Option<&'static OpDesc> {
-    by_code()
-        .ops
-        .get(&(u16::from(opcode) << 8 | u16::from(subop)))
-        .copied()
+    let by = by_code();
+    let row = usize::from(by.rows[usize::from(opcode)]).checked_sub(1)?;
+    by.op_rows[row][usize::from(subop)]
 }
 
 /// The sub-op modifier bits (`.pixel_null_mask`, `.cps`, `.divS`) opcode `code` defines.
