@@ -1,6 +1,7 @@
 //! Instructions per second of each ISA's decode, encode and print (whole-program paths), of
 //! the streaming paths (`texlate::stream`: disasm, identity binary → binary and text → text),
-//! on the corpora in `../shared/corpus` and on an NVIDIA word stream built as the vendor
+//! on the corpora in `../shared/corpus` (DXBC blobs also as bare token streams, their program
+//! chunks) and on an NVIDIA word stream built as the vendor
 //! comparison builds it (bundles of a control word and three texture words drawn from
 //! `nvidia/tex_pairs.tsv`), plus one whose words are all distinct (random registers), and
 //! vISA instruction streams (the sampler instructions of each corpus dump, encoded).
@@ -170,6 +171,14 @@ fn sets() -> Vec<(Set, bool)> {
         files(&root.join("dxbc/blobs"), ".dxbc"),
         true,
     );
+    // The same programs without their containers (no checksum to check): what decoding
+    // and printing the token stream alone cost.
+    let tokens: Vec<Vec<u8>> = files(&root.join("dxbc/blobs"), ".dxbc")
+        .iter()
+        .filter_map(|b| texlate::isa::dxbc::container::parse(b).ok())
+        .map(|c| c.chunks[c.program].data.clone())
+        .collect();
+    add("dxbc_tokens", Isa::Dxbc, tokens, true);
     add(
         "dxbc_text",
         Isa::Dxbc,

@@ -824,18 +824,22 @@ enum FileKey {
 }
 
 impl FileKey {
-    #[cfg(unix)]
     fn of(p: &Path) -> FileKey {
+        FileKey::existing(p).unwrap_or_else(|| FileKey::Path(p.to_path_buf()))
+    }
+
+    /// The key of the file at `p`, if there is one (one `stat`).
+    #[cfg(unix)]
+    fn existing(p: &Path) -> Option<FileKey> {
         use std::os::unix::fs::MetadataExt;
-        fs::metadata(p).map_or_else(
-            |_| FileKey::Path(p.to_path_buf()),
-            |m| FileKey::Node(m.dev(), m.ino()),
-        )
+        fs::metadata(p)
+            .ok()
+            .map(|m| FileKey::Node(m.dev(), m.ino()))
     }
 
     #[cfg(not(unix))]
-    fn of(p: &Path) -> FileKey {
-        FileKey::Path(fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()))
+    fn existing(p: &Path) -> Option<FileKey> {
+        fs::canonicalize(p).ok().map(FileKey::Path)
     }
 }
 
@@ -883,7 +887,7 @@ fn refuse_shared_outputs(job: &Job, entries: &mut [Entry], inputs: &HashSet<File
             out.push(".");
             out.push(ext);
             let out = PathBuf::from(out);
-            if out.exists() && inputs.contains(&FileKey::of(&out)) {
+            if FileKey::existing(&out).is_some_and(|k| inputs.contains(&k)) {
                 let d = Diagnostic::new(
                     Kind::Input,
                     format!(

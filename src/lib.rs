@@ -71,16 +71,17 @@ pub fn decode_with(isa: Isa, input: &[u8], options: ReadOptions) -> Result<Progr
     if codec.looks_binary(input) {
         return codec.decode_binary_with(input, options);
     }
-    let text = match std::str::from_utf8(input) {
-        Ok(text) => text,
-        Err(e) => {
-            return Err(Error::Decode(error::DecodeError {
-                offset: e.valid_up_to(),
-                reason: format!("neither {} binary nor UTF-8 text", isa.name()),
-            }))
-        }
-    };
-    parse_text_with(isa, text, options)
+    parse_text_with(isa, text_input(isa, input)?, options)
+}
+
+/// `input` (not `isa` binary) as text: the error [`decode_with`] gives when it is not UTF-8.
+pub(crate) fn text_input(isa: Isa, input: &[u8]) -> Result<&str, Error> {
+    std::str::from_utf8(input).map_err(|e| {
+        Error::Decode(error::DecodeError {
+            offset: e.valid_up_to(),
+            reason: format!("neither {} binary nor UTF-8 text", isa.name()),
+        })
+    })
 }
 
 /// Parses `isa` text with explicit [`ReadOptions`].

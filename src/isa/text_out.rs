@@ -52,8 +52,9 @@ pub fn push_decimal(out: &mut (impl TextOut + ?Sized), n: u64) {
             break;
         }
     }
-    // The digits are ASCII.
-    out.push_text(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+    for d in &digits[i..] {
+        out.push_ascii(*d);
+    }
 }
 
 /// Appends a signed `n` in decimal, as `{}` prints it (`-3`).

@@ -8,7 +8,7 @@
 //! // A DX sample of a 2D texture, to NVIDIA: r1.xy ↔ R4, R5 and r0 ↔ R0..R3 by default.
 //! let src = b"ps_5_0\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_sampler s0, mode_default\nsample r0.xyzw, r1.xyxx, t0.xyzw, s0\n";
 //! let t = translate(src, &Options::new(Isa::Dxbc, Isa::Nvidia))?;
-//! let text = String::from_utf8(t.output).unwrap();
+//! let text = String::from_utf8(t.output.clone()).unwrap();
 //! assert!(text.contains("TEX.P R0, R4, 0x0, 2D, 0xf"), "{text}");
 //! assert_eq!(t.report().instructions.len(), 1);
 //! # Ok::<(), texlate::Error>(())

@@ -23,6 +23,7 @@ mod emit_alu;
 mod emit_inst;
 mod groups;
 mod lift;
+mod listing;
 pub mod signature;
 mod stream;
 pub mod tokens;
@@ -560,82 +561,31 @@ pub fn parse_text(src: &str) -> Result<Program, Error> {
 
 fn parse_text_items(src: &str) -> Result<Program, Error> {
     let mut program = Program::new(Isa::Dxbc);
-    let final_newline = src.ends_with('\n');
-    let mut lines: Vec<&str> = src.split('\n').collect();
-    if final_newline {
-        lines.pop();
-    }
-    let has_profile = lines.iter().any(|l| profile_version(l).is_some());
+    let mut items = listing::Items::new(src);
+    let final_newline = items.final_newline();
     let mut decls = Decls::default();
     let mut parsed: Vec<(usize, Instruction, LineText, asm::LinePos)> = Vec::new();
-    let mut version = None;
-    let mut offset = 0;
     // One buffer for every instruction's dwords.
     let mut words = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i];
-        let line_no = i as u32 + 1;
-        let span = Span {
-            offset,
-            line: line_no,
-            column: 1,
-        };
-        let trimmed = line.trim();
-        let in_code = version.is_some() || !has_profile;
-        let mut text = line.to_string();
+    for item in items.by_ref() {
         let mut bytes = Vec::new();
-        if version.is_none() && has_profile {
-            version = profile_version(line);
-        } else if in_code
-            && !trimmed.is_empty()
-            && !trimmed.starts_with("//")
-            && !trimmed.starts_with("#line")
-        {
-            // An immediate constant buffer continues until its braces balance.
-            let mut end = i;
-            let depth = |s: &str| {
-                s.bytes().fold(0i64, |d, b| match b {
-                    b'{' => d + 1,
-                    b'}' => d - 1,
-                    _ => d,
-                })
-            };
-            let mut open = depth(line);
-            while open > 0 && end + 1 < lines.len() {
-                end += 1;
-                text.push('\n');
-                text.push_str(lines[end]);
-                open += depth(lines[end]);
-            }
-            let indent = line.len() - line.trim_start().len();
-            let at = asm::LinePos {
-                line: line_no,
-                column: indent as u32 + 1,
-            };
-            let code = code_part(&text[indent..]);
-            let instr = asm::instruction(code, at).map_err(Error::Parse)?;
+        if let Some(indent) = item.code {
+            let (instr, at, code) = assemble_line(&item, indent, &mut words)?;
             decls.add(&instr);
             let line_text = LineText {
-                indent: text[..indent].to_string(),
-                trailing: text[indent + code.len()..].to_string(),
+                indent: item.text[..indent].to_string(),
+                trailing: item.text[indent + code.len()..].to_string(),
             };
-            words.clear();
-            instr
-                .encode(&mut words)
-                .map_err(|e| validation(span, "dxbc-encode", e))?;
             bytes = tokens::le_bytes(&words);
             parsed.push((program.items.len(), instr, line_text, at));
-            i = end;
         }
-        offset += text.len() + 1;
         program.items.push(Item::Opaque(Opaque {
-            text: Some(text),
+            text: Some(item.text.to_string()),
             bytes,
-            span,
+            span: item.span,
         }));
-        i += 1;
     }
+    let version = items.version;
     // Texture instructions lift once every declaration is known.
     for (at, instr, line_text, pos) in parsed {
         if let Some(mut tex) = lift::lift(&instr, &decls) {
@@ -657,6 +607,28 @@ fn parse_text_items(src: &str) -> Result<Program, Error> {
         listing: Some(Listing { final_newline }),
     });
     Ok(program)
+}
+
+/// The instruction or declaration of a listing item that is code (`indent` bytes into its
+/// text), where it starts, and its text without indentation and trailing comment; `words`
+/// receives its dwords. Errors: the parser's (line and column), or an instruction with no
+/// encoding (validation, at the item).
+fn assemble_line<'a>(
+    item: &listing::Item<'a>,
+    indent: usize,
+    words: &mut Vec<u32>,
+) -> Result<(Instruction, asm::LinePos, &'a str), Error> {
+    let at = asm::LinePos {
+        line: item.span.line,
+        column: indent as u32 + 1,
+    };
+    let code = code_part(&item.text[indent..]);
+    let instr = asm::instruction(code, at).map_err(Error::Parse)?;
+    words.clear();
+    instr
+        .encode(words)
+        .map_err(|e| validation(item.span, "dxbc-encode", e))?;
+    Ok((instr, at, code))
 }
 
 /// Prints each instruction's dwords as hex on one line, in order.
@@ -728,5 +700,14 @@ impl crate::isa::Codec for DxbcCodec {
         out: &mut dyn std::io::Write,
     ) -> Result<crate::stream::Stats, crate::stream::StreamError> {
         stream::disasm(input, out)
+    }
+    fn stream_transcode(
+        &self,
+        input: &mut dyn crate::stream::Input,
+        read: crate::ReadOptions,
+        emit: crate::Form,
+        out: &mut dyn std::io::Write,
+    ) -> Result<crate::stream::Stats, crate::stream::StreamError> {
+        stream::transcode(self, input, read, emit, out)
     }
 }

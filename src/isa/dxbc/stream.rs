@@ -9,12 +9,30 @@
 //! texture instruction's tokens, which `emit_inst` keeps because its IR is unchanged), after
 //! the profile line, indented by block nesting. Errors are the whole path's: printing a
 //! decoded program cannot fail, so the first decoding error is the one both report, and
-//! nothing is written before the whole input has been read. [`Stats::items`] counts token
-//! instructions and declarations.
+//! nothing is written before the whole input has been read.
+//!
+//! The identity transcode streams too ([`transcode`]):
+//! - binary → binary writes the input as it is, once every check of decoding has passed: a
+//!   decoded instruction keeps every bit and re-encodes to its own dwords, an accepted
+//!   container has its chunks back to back with a valid checksum, so decode then encode
+//!   writes exactly the input (`tests/stream.rs` compares the two on mutated inputs);
+//! - binary → text is [`print_binary`];
+//! - text → text walks the listing item by item ([`super::listing::Items`]), parsing and
+//!   encoding each instruction line as [`super::parse_text`] does (its errors, in its order)
+//!   and printing it back as [`super::print_text`] does: every line as it was read, except
+//!   a texture instruction, printed from its tokens between the line's indentation and
+//!   trailing text. `print_text` lifts it again against the declarations it was parsed
+//!   with (they decode back from their dwords as parsed), so the IR is unchanged and
+//!   `emit_inst` keeps the parsed instruction: the one printed here.
+//!
+//! [`Stats::items`] counts token instructions and declarations (binary input) or listing
+//! items (text input).
 
-use super::{container, decode_error, disasm, lift, tokens};
+use super::{assemble_line, container, decode_error, disasm, lift, listing, tokens};
 use crate::error::Error;
-use crate::stream::{read_all, write_whole, Input, Stats, StreamError};
+use crate::ir::Isa;
+use crate::stream::{read_all, transcode_whole, write_whole, Input, Stats, StreamError};
+use crate::{Form, ReadOptions};
 
 /// The token stream of a DXBC container or of a bare token stream, as dwords, and the byte
 /// offset of its first dword in `bytes`: what [`super::decode_binary`] decodes, with the
@@ -30,23 +48,73 @@ fn token_words(bytes: &[u8]) -> Result<(Vec<u32>, usize), Error> {
     Ok((words, base))
 }
 
-/// Appends to `out` what [`super::decode_binary`] then [`super::print_text`] give for
-/// `bytes`, printing each instruction as it is decoded.
-pub(super) fn print_binary(bytes: &[u8], out: &mut String) -> Result<Stats, Error> {
+/// Decodes `bytes` as [`super::decode_binary`] does, with the same errors, calling
+/// `version` with the version token and then `each` with every instruction in order, each
+/// with `state`.
+fn decode_each<S>(
+    bytes: &[u8],
+    state: &mut S,
+    version: impl FnOnce(&mut S, u32),
+    mut each: impl FnMut(&mut S, &tokens::Instruction),
+) -> Result<Stats, Error> {
     let (words, base) = token_words(bytes)?;
-    let (version, mut instrs) =
-        tokens::Instructions::program(&words, base).map_err(decode_error)?;
-    disasm::push_profile(out, version);
-    out.push('\n');
-    let mut indent = disasm::Indent::default();
+    let (v, mut instrs) = tokens::Instructions::program(&words, base).map_err(decode_error)?;
+    version(state, v);
     let mut stats = Stats::default();
     while let Some(next) = instrs.next_instruction() {
         let (_, instr) = next.map_err(decode_error)?;
-        indent.push(out, instr.opcode);
-        disasm::push_instruction(out, instr);
-        out.push('\n');
+        each(state, instr);
         stats.items += 1;
         stats.texture += u64::from(lift::lifts(instr));
+    }
+    Ok(stats)
+}
+
+/// Appends to `out` what [`super::decode_binary`] then [`super::print_text`] give for
+/// `bytes`, printing each instruction as it is decoded.
+pub(super) fn print_binary(bytes: &[u8], out: &mut String) -> Result<Stats, Error> {
+    let mut indent = disasm::Indent::default();
+    decode_each(
+        bytes,
+        out,
+        |out, version| {
+            disasm::push_profile(out, version);
+            out.push('\n');
+        },
+        |out, instr| {
+            indent.push(out, instr.opcode);
+            disasm::push_instruction(out, instr);
+            out.push('\n');
+        },
+    )
+}
+
+/// Appends to `out` what [`super::parse_text`] then [`super::print_text`] give for the
+/// listing `src`, item by item.
+pub(super) fn print_listing(src: &str, out: &mut String) -> Result<Stats, Error> {
+    let mut items = listing::Items::new(src);
+    let mut words = Vec::new();
+    let mut stats = Stats::default();
+    for item in items.by_ref() {
+        stats.items += 1;
+        match item.code {
+            Some(indent) => {
+                let (instr, _, code) = assemble_line(&item, indent, &mut words)?;
+                if lift::lifts(&instr) {
+                    stats.texture += 1;
+                    out.push_str(&item.text[..indent]);
+                    disasm::push_instruction(out, &instr);
+                    out.push_str(&item.text[indent + code.len()..]);
+                } else {
+                    out.push_str(item.text);
+                }
+            }
+            None => out.push_str(item.text),
+        }
+        out.push('\n');
+    }
+    if !items.final_newline() {
+        out.pop();
     }
     Ok(stats)
 }
@@ -64,6 +132,41 @@ pub(super) fn disasm(
     let bytes = read_all(input)?;
     let mut text = String::with_capacity(bytes.len().saturating_mul(TEXT_PER_BYTE));
     let stats = print_binary(&bytes, &mut text)?;
+    write_whole(out, text.as_bytes())?;
+    Ok(stats)
+}
+
+/// [`crate::stream::transcode`] of DXBC: binary → binary, binary → text and text → text
+/// stream (the module doc); text → binary and `--emit tokens` take the whole-program path.
+pub(super) fn transcode(
+    codec: &super::DxbcCodec,
+    input: &mut dyn Input,
+    read: ReadOptions,
+    emit: Form,
+    out: &mut dyn std::io::Write,
+) -> Result<Stats, StreamError> {
+    let bytes = read_all(input)?;
+    let binary = super::looks_binary(&bytes);
+    let mut text = String::new();
+    let stats = match (binary, emit) {
+        (true, Form::Binary) => {
+            let stats = decode_each(&bytes, &mut (), |_, _| {}, |_, _| {})?;
+            write_whole(out, &bytes)?;
+            return Ok(stats);
+        }
+        (true, Form::Text) => {
+            text.reserve(bytes.len().saturating_mul(TEXT_PER_BYTE));
+            print_binary(&bytes, &mut text)?
+        }
+        (false, Form::Text) => {
+            let src = crate::text_input(Isa::Dxbc, &bytes)?;
+            text.reserve(src.len());
+            print_listing(src, &mut text)?
+        }
+        (_, Form::Binary | Form::Tokens) => {
+            return transcode_whole(codec, input, read, emit, out);
+        }
+    };
     write_whole(out, text.as_bytes())?;
     Ok(stats)
 }

@@ -494,7 +494,6 @@ impl Reader<'_> {
         let token = self.words[at];
         let opcode = (token & 0x7ff) as u16;
         let remaining = self.words.len() - at;
-        spare.operands.append(&mut instr.operands);
         instr.extended.clear();
         instr.words.clear();
         instr.opcode = opcode;
@@ -513,6 +512,7 @@ impl Reader<'_> {
                 ));
             }
             self.pos = at + len;
+            spare.operands.append(&mut instr.operands);
             instr.controls = token >> 11;
             instr.words.extend_from_slice(&self.words[at + 2..at + len]);
             return Ok(());
@@ -541,18 +541,26 @@ impl Reader<'_> {
             Layout::Decl(n) => Some(usize::from(n)),
             Layout::Raw => Some(0),
         };
+        // The operands are decoded over those of the instruction decoded before, in place;
+        // the ones left over go back to `spare`.
+        let mut n = 0;
         loop {
             let more = match count {
-                Some(n) => instr.operands.len() < n,
-                None => self.pos < end && roles.is_none_or(|n| instr.operands.len() < n),
+                Some(count) => n < count,
+                None => self.pos < end && roles.is_none_or(|roles| n < roles),
             };
             if !more {
                 break;
             }
-            let mut op = spare.operands.pop().unwrap_or_default();
-            self.operand(&mut op, end, 0, spare)?;
-            instr.operands.push(op);
+            if n == instr.operands.len() {
+                instr
+                    .operands
+                    .push(spare.operands.pop().unwrap_or_default());
+            }
+            self.operand(&mut instr.operands[n], end, 0, spare)?;
+            n += 1;
         }
+        spare.operands.extend(instr.operands.drain(n..));
         instr.words.extend_from_slice(&self.words[self.pos..end]);
         self.pos = end;
         instr.controls = (token >> 11) & 0x1fff;
@@ -573,10 +581,32 @@ pub struct Spare {
 impl Spare {
     /// Takes back the relative-index operands of `op`'s indices and clears them.
     fn reclaim_indices(&mut self, op: &mut Operand) {
-        for idx in op.indices.drain(..) {
-            if let Some(rel) = idx.rel {
+        for idx in &mut op.indices {
+            if let Some(rel) = idx.rel.take() {
                 self.boxes.push(rel);
             }
+        }
+        op.indices.clear();
+    }
+}
+
+thread_local! {
+    /// The storage of the last [`Instructions`] dropped on this thread, for the next one: a
+    /// batch of small programs decodes without growing new storage for each.
+    static STORAGE: std::cell::Cell<Option<(Instruction, Spare)>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// The most `customdata` dwords whose storage [`STORAGE`] keeps (an immediate constant
+/// buffer can be as long as its program; storage that large is given back).
+const KEEP_WORDS: usize = 1 << 12;
+
+impl Drop for Instructions<'_> {
+    fn drop(&mut self) {
+        let instr = std::mem::replace(&mut self.instr, Instruction::new(0));
+        if instr.words.capacity() <= KEEP_WORDS {
+            let spare = std::mem::take(&mut self.spare);
+            STORAGE.with(|s| s.set(Some((instr, spare))));
         }
     }
 }
@@ -601,12 +631,15 @@ impl<'a> Instructions<'a> {
             pos: 2,
             base,
         };
+        let (instr, spare) = STORAGE
+            .with(|s| s.take())
+            .unwrap_or_else(|| (Instruction::new(0), Spare::default()));
         Ok((
             version,
             Instructions {
                 reader,
-                spare: Spare::default(),
-                instr: Instruction::new(0),
+                spare,
+                instr,
             },
         ))
     }
