@@ -104,12 +104,25 @@ pub const MAX_INST_BYTES: usize = 1 + 2 + 1 + 2 + 1 + (1 + 4 + 1 + 1 + 2) + 1 + 
 /// Decodes one instruction at `bytes[at..]`: the instruction, where its fields are, and
 /// the offset after it.
 pub fn decode_inst(bytes: &[u8], at: usize) -> Result<(VisaInst, FieldPositions, usize), Error> {
+    let (mut inst, mut pos) = (VisaInst::default(), FieldPositions::default());
+    let next = decode_inst_into(bytes, at, &mut inst, &mut pos)?;
+    Ok((inst, pos, next))
+}
+
+/// [`decode_inst`] into `inst` and `pos`, whose vectors are reused (a stream decodes without
+/// allocating per instruction). On an error they hold part of the instruction.
+pub fn decode_inst_into(
+    bytes: &[u8],
+    at: usize,
+    inst: &mut VisaInst,
+    pos: &mut FieldPositions,
+) -> Result<usize, Error> {
     let t = tables::tables();
     let mut r = Reader { bytes, pos: at };
-    let mut pos = FieldPositions {
-        start: at,
-        fields: Vec::new(),
-    };
+    pos.start = at;
+    pos.fields.clear();
+    inst.params.clear();
+    let params = &mut inst.params;
     let opcode = r.u8("opcode")?;
     let opc = tables::opcode(opcode).ok_or_else(|| {
         decode_error(
@@ -124,11 +137,7 @@ pub fn decode_inst(bytes: &[u8], at: usize) -> Result<(VisaInst, FieldPositions,
         1 => (r.u8("sub-op")?, 0),
         _ => {
             let v = r.u16("sub-op")?;
-            let allowed = opc
-                .modifiers
-                .iter()
-                .filter_map(|m| tables::modifier_by_name(m))
-                .fold(0u16, |m, d| m | 1 << d.bit);
+            let allowed = tables::modifier_mask(opcode);
             let mods = v & 0xff00;
             if mods & !allowed != 0 {
                 return Err(decode_error(
@@ -244,7 +253,6 @@ pub fn decode_inst(bytes: &[u8], at: usize) -> Result<(VisaInst, FieldPositions,
     pos.fields.push((Field::Surface, r.pos));
     let surface = r.u8("surface")?;
     let op_params = tables::op_by_code(opcode, subop).map_or(0, |o| o.params.len());
-    let mut params = Vec::new();
     let dst;
     if opc.num_params {
         pos.fields.push((Field::Dst, r.pos));
@@ -277,24 +285,21 @@ pub fn decode_inst(bytes: &[u8], at: usize) -> Result<(VisaInst, FieldPositions,
         pos.fields.push((Field::Dst, r.pos));
         dst = r.raw("dst")?;
     }
-    Ok((
-        VisaInst {
-            opcode,
-            subop,
-            modifiers,
-            exec_size,
-            emask,
-            pred,
-            channels,
-            aoffimmi,
-            sampler,
-            surface,
-            dst,
-            params,
-        },
-        pos,
-        r.pos,
-    ))
+    *inst = VisaInst {
+        opcode,
+        subop,
+        modifiers,
+        exec_size,
+        emask,
+        pred,
+        channels,
+        aoffimmi,
+        sampler,
+        surface,
+        dst,
+        params: std::mem::take(&mut inst.params),
+    };
+    Ok(r.pos)
 }
 
 /// Encodes one instruction in the full layout.

@@ -94,8 +94,9 @@ impl std::fmt::Display for Region {
     }
 }
 
-/// One vISA sampler instruction, field for field as the binary stores it (research §6).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One vISA sampler instruction, field for field as the binary stores it (research §6). The
+/// default (all zero, opcode 0 is no sampler op) is a place to decode into.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct VisaInst {
     /// The vISA opcode (`0x6d` 3D_SAMPLE, ...).
     pub opcode: u8,
@@ -143,21 +144,26 @@ impl VisaInst {
 
 /// The modifier bit of `.pixel_null_mask` (residency).
 pub fn pixel_null_mask_bit() -> u16 {
-    modifier_bit("pixel_null_mask")
+    modifier_bits()[0]
 }
 
 /// The modifier bit of `.cps`.
 pub fn cps_bit() -> u16 {
-    modifier_bit("cps")
+    modifier_bits()[1]
 }
 
 /// The modifier bit of `.divS` (non-uniform sampler).
 pub fn div_s_bit() -> u16 {
-    modifier_bit("divS")
+    modifier_bits()[2]
 }
 
-fn modifier_bit(name: &str) -> u16 {
-    tables::modifier_by_name(name).map_or(0, |m| 1 << m.bit)
+/// The bits of `.pixel_null_mask`, `.cps` and `.divS`, looked up once.
+fn modifier_bits() -> &'static [u16; 3] {
+    static BITS: std::sync::OnceLock<[u16; 3]> = std::sync::OnceLock::new();
+    BITS.get_or_init(|| {
+        ["pixel_null_mask", "cps", "divS"]
+            .map(|name| tables::modifier_by_name(name).map_or(0, |m| 1 << m.bit))
+    })
 }
 
 /// The operand of an instruction a diagnostic points at.

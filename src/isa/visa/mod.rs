@@ -39,6 +39,7 @@ pub use inst::{
 pub use lift::unpack_aoffimmi;
 
 use emit_inst::EmitError;
+use inst::FieldPositions;
 use names::{Named, Scope};
 
 /// Parses `.visaasm` text (a whole kernel file or bare instructions) under [`Checks::Strict`].
@@ -304,18 +305,37 @@ fn refuse_container(bytes: &[u8]) -> Result<(), Error> {
 /// Decodes and checks the instruction at `bytes[at..]` as a texture instruction, and the
 /// offset after it. `base` is the input offset of `bytes[0]`, for the span and errors.
 fn decode_tex(bytes: &[u8], at: usize, base_at: usize) -> Result<(TexInstr, usize), Error> {
+    let (mut inst, mut positions) = (VisaInst::default(), FieldPositions::default());
+    let next = decode_checked(bytes, at, base_at, &mut inst, &mut positions)?;
+    Ok((lift_decoded(&inst, base_at)?, next))
+}
+
+/// Decodes the instruction at `bytes[at..]` into `inst` ([`binary::decode_inst_into`]) and
+/// checks it as a binary's instruction (no declared types); the offset after it. `base_at`
+/// is the input offset of `bytes[at]`, for errors.
+fn decode_checked(
+    bytes: &[u8],
+    at: usize,
+    base_at: usize,
+    inst: &mut VisaInst,
+    positions: &mut FieldPositions,
+) -> Result<usize, Error> {
     let shift = |e| binary::shift_error(e, base_at - at);
-    let (inst, positions, next) = binary::decode_inst(bytes, at).map_err(shift)?;
-    validate::check(&inst, Checks::Strict, &|_| None)
-        .map_err(|v| shift(v.locate(&positions, None)))?;
+    let next = binary::decode_inst_into(bytes, at, inst, positions).map_err(shift)?;
+    validate::check(inst, Checks::Strict, &|_| None)
+        .map_err(|v| shift(v.locate(positions, None)))?;
+    Ok(next)
+}
+
+/// A decoded instruction (at input offset `at`) as a texture instruction.
+fn lift_decoded(inst: &VisaInst, at: usize) -> Result<TexInstr, Error> {
     let op = inst.op().ok_or_else(|| internal("decoded op"))?;
     let span = Span {
-        offset: base_at,
+        offset: at,
         line: 0,
         column: 0,
     };
-    let tex = lift::lift(&inst, op, &|_| None, VisaExtras::default(), span);
-    Ok((tex, next))
+    Ok(lift::lift(inst, op, &|_| None, VisaExtras::default(), span))
 }
 
 /// Encodes the texture instructions of `p`, in order. Opaque text lines (declarations and

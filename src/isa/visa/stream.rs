@@ -3,16 +3,17 @@
 //! without building a [`Program`] of the input.
 //!
 //! Each line and instruction goes through the functions the whole-program path uses
-//! ([`super::read_line`], [`super::lift_line`], [`super::print_tex`]; [`super::decode_tex`],
-//! [`super::encode_tex`]), and errors come in the whole path's order: the whole path reads
-//! every line (or instruction) before it prints or encodes any, so an error printing one
-//! stops the output and is returned only when the rest of the input reads.
+//! ([`super::read_line`], [`super::lift_line`], [`super::print_tex`]; [`super::decode_checked`],
+//! [`super::lift_decoded`], [`super::encode_tex`]), except that an instruction lift and emit
+//! give back unchanged is printed or copied as decoded; errors come in the whole path's
+//! order: the whole path reads every line (or instruction) before it prints or encodes any,
+//! so an error printing one stops the output and is returned only when the rest reads.
 //!
-//! Text is read twice: first for what the whole path knows before its first line (whether the
-//! input is binary after all: a zero byte, invalid UTF-8 or the `.isa` magic anywhere; `\r\n`
-//! line ends on every line; the `.decl` declarations, which name variables for every line,
-//! also those before them), then line by line. Memory holds one line, the declarations and
-//! the output buffer.
+//! Before its first line, the whole path knows whether the input is binary after all (a zero
+//! byte or the `.isa` magic, read a chunk at a time; invalid UTF-8), whether every line ends
+//! in `\r\n`, and the `.decl` declarations, which name variables for every line, also those
+//! before them; so text is read once for those and once more line by line. Memory holds one
+//! line, the declarations and the output buffer.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 
@@ -22,8 +23,9 @@ use crate::stream::{Input, Sink, Stats, StreamError};
 use crate::Form;
 
 use super::binary::MAX_INST_BYTES;
+use super::inst::FieldPositions;
 use super::names::{self, Scope};
-use super::{Checks, VisaProgram};
+use super::{text, Checks, VisaInst, VisaProgram};
 
 /// How many bytes of the input are read at a time.
 const CHUNK: usize = 1 << 16;
@@ -91,18 +93,16 @@ fn strip_cr(line: &str, terminated: bool, crlf: bool) -> &str {
 /// declarations and line ends, as [`super::parse_text_with`] reads them before its first
 /// line (the first bad declaration is the error).
 fn survey(input: &mut dyn Input, checks: Checks) -> Result<Option<Program>, StreamError> {
+    if has_zero_or_magic(input)? {
+        return Ok(None);
+    }
     let mut lines = LineReader::new(input)?;
-    let mut first = true;
     let (mut crlf, mut terminated_lines, mut final_newline) = (true, 0usize, false);
     // Declarations are read assuming `\r\n` ends until a line shows otherwise; if a line
     // was read so and the input then turns out to have other ends, they are read again.
     let mut stripped = false;
     let mut decls = Decls::new(checks);
     while let Some((bytes, terminated)) = lines.next()? {
-        if first && bytes.starts_with(super::container::MAGIC) || bytes.contains(&0) {
-            return Ok(None);
-        }
-        first = false;
         let Ok(line) = std::str::from_utf8(bytes) else {
             return Ok(None);
         };
@@ -126,6 +126,24 @@ fn survey(input: &mut dyn Input, checks: Checks) -> Result<Option<Program>, Stre
     decls.visa.crlf = crlf;
     decls.visa.final_newline = final_newline;
     Ok(Some(decls.finish()?))
+}
+
+/// Whether the input holds a zero byte or starts with the `.isa` magic: binary, read a chunk
+/// at a time (a binary need not hold a line end).
+fn has_zero_or_magic(input: &mut dyn Input) -> io::Result<bool> {
+    input.rewind()?;
+    let mut chunk = Vec::with_capacity(CHUNK);
+    let mut first = true;
+    loop {
+        chunk.clear();
+        if (&mut *input).take(CHUNK as u64).read_to_end(&mut chunk)? == 0 {
+            return Ok(false);
+        }
+        if first && chunk.starts_with(super::container::MAGIC) || chunk.contains(&0) {
+            return Ok(true);
+        }
+        first = false;
+    }
 }
 
 /// The declarations read so far, line by line ([`names::read_decl`]).
@@ -279,6 +297,10 @@ impl<'a> Window<'a> {
 /// A bare instruction stream → text (as [`super::print_text`] prints
 /// [`super::decode_binary`]'s program) or binary (as [`super::encode_binary`] encodes it),
 /// one instruction at a time. A window of the input holds at least the longest instruction.
+/// Each instruction is decoded into one reused [`VisaInst`] and checked; where lift and emit
+/// give it back unchanged ([`super::lift::lifts_back_untyped`]) it is printed as it is, or
+/// its bytes are copied (encoding a decoded instruction gives its bytes back); otherwise it
+/// goes the whole path's way (lift, emit, check, print or encode).
 fn instructions(
     input: &mut dyn Input,
     emit: Form,
@@ -289,6 +311,7 @@ fn instructions(
     let mut stats = Stats::default();
     let empty = Program::new(Isa::Visa);
     let scope = Scope::new(&empty);
+    let (mut inst, mut positions) = (VisaInst::default(), FieldPositions::default());
     let mut encoded = Vec::new();
     let mut written = 0;
     // An error printing or encoding an instruction, returned once every instruction decodes.
@@ -301,30 +324,45 @@ fn instructions(
         if w.pos >= w.buf.len() {
             break;
         }
-        let (t, next) = super::decode_tex(&w.buf, w.pos, w.base + w.pos)?;
-        w.pos = next;
+        let (at, base_at) = (w.pos, w.base + w.pos);
+        w.pos = super::decode_checked(&w.buf, at, base_at, &mut inst, &mut positions)?;
         stats.items += 1;
         stats.texture += 1;
         if error.is_some() {
             continue;
         }
-        let done = match emit {
-            Form::Text => {
-                super::print_tex(&t, Isa::Visa, &scope, Checks::Strict, stats.items as u32).map(
-                    |line| {
+        let line_no = stats.items as u32;
+        let done = if super::lift::lifts_back_untyped(&inst) {
+            let op = inst.op().ok_or_else(|| super::internal("decoded op"))?;
+            match emit {
+                Form::Text => {
+                    let line = text::print_inst(&inst, op, &scope);
+                    sink.buf().extend_from_slice(line.as_bytes());
+                    sink.buf().push(b'\n');
+                }
+                _ => {
+                    written += w.pos - at;
+                    sink.buf().extend_from_slice(&w.buf[at..w.pos]);
+                }
+            }
+            Ok(())
+        } else {
+            let t = super::lift_decoded(&inst, base_at)?;
+            match emit {
+                Form::Text => {
+                    super::print_tex(&t, Isa::Visa, &scope, Checks::Strict, line_no).map(|line| {
                         sink.buf().extend_from_slice(line.as_bytes());
                         sink.buf().push(b'\n');
-                    },
-                )
-            }
-            _ => {
-                encoded.clear();
-                super::encode_tex(&t, Isa::Visa, &scope, Checks::Strict, written, &mut encoded).map(
-                    |()| {
-                        written += encoded.len();
-                        sink.buf().extend_from_slice(&encoded);
-                    },
-                )
+                    })
+                }
+                _ => {
+                    encoded.clear();
+                    super::encode_tex(&t, Isa::Visa, &scope, Checks::Strict, written, &mut encoded)
+                        .map(|()| {
+                            written += encoded.len();
+                            sink.buf().extend_from_slice(&encoded);
+                        })
+                }
             }
         };
         match done {

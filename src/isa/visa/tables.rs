@@ -313,17 +313,63 @@ pub fn tables() -> &'static Tables {
     })
 }
 
+/// The opcodes and ops by their binary codes, and each opcode's modifier bits: what decoding
+/// asks of every instruction, indexed once.
+struct ByCode {
+    opcodes: [Option<&'static OpcodeDesc>; 256],
+    /// The ops of the opcodes texlate reads, a row of 256 sub-ops each: opcode `c`'s row is
+    /// `op_rows[rows[c] - 1]` (`rows[c]` 0: no row).
+    rows: [u8; 256],
+    op_rows: Vec<[Option<&'static OpDesc>; 256]>,
+    /// The modifier bits each opcode defines.
+    modifier_masks: [u16; 256],
+}
+
+fn by_code() -> &'static ByCode {
+    static BY_CODE: OnceLock<ByCode> = OnceLock::new();
+    BY_CODE.get_or_init(|| {
+        let t = tables();
+        let mut by = ByCode {
+            opcodes: [None; 256],
+            rows: [0; 256],
+            op_rows: Vec::new(),
+            modifier_masks: [0; 256],
+        };
+        for o in t.opcodes.iter().rev() {
+            by.opcodes[usize::from(o.code)] = Some(o);
+            by.modifier_masks[usize::from(o.code)] = o
+                .modifiers
+                .iter()
+                .filter_map(|m| modifier_by_name(m))
+                .fold(0, |mask, d| mask | 1 << d.bit);
+        }
+        for o in t.ops.iter().rev() {
+            let row = &mut by.rows[usize::from(o.opcode)];
+            if *row == 0 {
+                by.op_rows.push([None; 256]);
+                *row = u8::try_from(by.op_rows.len()).expect("at most 255 sampler opcodes");
+            }
+            by.op_rows[usize::from(*row) - 1][usize::from(o.subop)] = Some(o);
+        }
+        by
+    })
+}
+
 /// The opcode with binary code `code`.
 pub fn opcode(code: u8) -> Option<&'static OpcodeDesc> {
-    tables().opcodes.iter().find(|o| o.code == code)
+    by_code().opcodes[usize::from(code)]
 }
 
 /// The op with `opcode` and `subop`.
 pub fn op_by_code(opcode: u8, subop: u8) -> Option<&'static OpDesc> {
-    tables()
-        .ops
-        .iter()
-        .find(|o| o.opcode == opcode && o.subop == subop)
+    let by = by_code();
+    let row = usize::from(by.rows[usize::from(opcode)]).checked_sub(1)?;
+    by.op_rows[row][usize::from(subop)]
+}
+
+/// The sub-op modifier bits (`.pixel_null_mask`, `.cps`, `.divS`) opcode `code` defines.
+pub fn modifier_mask(code: u8) -> u16 {
+    by_code().modifier_masks[usize::from(code)]
 }
 
 /// The op spelled `name` (IGC mnemonic or seed name, any case). Every line of a `.visaasm`
