@@ -6,11 +6,10 @@
 //! - `r0.xyzw` (mask or four-letter swizzle), `v1.x` (select one), `l(0.000000)`,
 //!   `cb0[r1.x + 3].xyzw`, SM5.1 ranges `T0[0]`, `CB0[0][1]`, declarations `T0[0:0], space=0`;
 //! - an instruction without operands is followed by one space (`ret `).
-
 //!
 //! Every function appends to one output `String` (no `String` per operand or number), so
-//! the whole-program printer and the streaming path ([`super::stream`]) print through the
-//! same code at the same cost.
+//! the whole-program printer and the streaming path (the DXBC codec's `stream` module) print
+//! through the same code at the same cost.
 
 use std::fmt::Write as _;
 
