@@ -468,3 +468,82 @@ fn nvidia_identity_binary_streams_the_words() {
     assert!(stderr(&o).contains("byte offset 0x38"), "{}", stderr(&o));
     assert!(!dir.join("bad.out").exists());
 }
+
+/// A DXBC identity translation to text, and a vISA one read strictly, stream from the file
+/// (line by line, no Program) and write what the whole-program path writes (standard input is
+/// read whole); a bad line is refused at the same line and column, nothing written.
+#[test]
+fn dxbc_and_strict_visa_identity_text_streams_as_the_whole_path() {
+    let cases = [
+        ("dxbc", "tests/cases/dxbc/every_op.asm", &[][..]),
+        (
+            "visa",
+            "tests/cases/visa/all_ops.visaasm",
+            &["--strict"][..],
+        ),
+    ];
+    for (isa, fixture, extra) in cases {
+        let text = std::fs::read_to_string(fixture).unwrap();
+        let bad_line = match isa {
+            "dxbc" => "frobnicate r0.x\n",
+            _ => "frobnicate (M1, 16) V32(0,0)<1> 0x0:ud\n",
+        };
+        // The bad line goes before the last line (`ret`), as line `n`.
+        let mut lines: Vec<&str> = text.lines().collect();
+        let n = lines.len();
+        lines.insert(n - 1, bad_line.trim_end());
+        let bad = lines.join("\n") + "\n";
+        let dir = scratch(
+            &format!("identity-{isa}"),
+            &[("in.txt", &text), ("bad.txt", &bad)],
+        );
+        let args = [&["translate", "--from", isa, "--to", isa][..], extra].concat();
+        let run_file = |name: &str, out: &str| {
+            let (input, output) = (p(&dir, name), p(&dir, out));
+            texlate(&[&args[..], &[input.as_str(), "-o", output.as_str()][..]].concat())
+        };
+        let run_stdin = |name: &str| {
+            Command::new(env!("CARGO_BIN_EXE_texlate"))
+                .args(&args)
+                .arg("-")
+                .stdin(std::fs::File::open(dir.join(name)).unwrap())
+                .output()
+                .unwrap()
+        };
+        let o = run_file("in.txt", "out.txt");
+        assert!(o.status.success(), "{isa}: {}", stderr(&o));
+        let whole = run_stdin("in.txt");
+        assert!(whole.status.success(), "{isa}: {}", stderr(&whole));
+        assert_eq!(
+            std::fs::read(dir.join("out.txt")).unwrap(),
+            whole.stdout,
+            "{isa}"
+        );
+        assert!(
+            stderr(&o).is_empty() && stderr(&whole).is_empty(),
+            "{isa}: no notes"
+        );
+
+        let o = run_file("bad.txt", "bad.out");
+        let whole = run_stdin("bad.txt");
+        assert_eq!(o.status.code(), Some(1), "{isa}: {}", stderr(&o));
+        assert_eq!(whole.status.code(), Some(1), "{isa}");
+        let at = format!(":{n}:1");
+        assert!(
+            stderr(&o).contains(&format!("bad.txt{at}")),
+            "{isa}: {}",
+            stderr(&o)
+        );
+        assert!(
+            stderr(&whole).contains(&format!("<stdin>{at}")),
+            "{isa}: {}",
+            stderr(&whole)
+        );
+        assert_eq!(
+            stderr(&o).replace(&p(&dir, "bad.txt"), "<stdin>"),
+            stderr(&whole),
+            "{isa}: the same diagnostic"
+        );
+        assert!(!dir.join("bad.out").exists(), "{isa}: nothing written");
+    }
+}
