@@ -5,9 +5,8 @@
 # /usr/bin/time) of N runs, the source texture instructions per CPU second and the peak memory.
 #
 # The inputs are built from one DX listing of COUNT texture instructions cycling through the
-# forms each direction translates: sample, sample_l, gather4, ld, resinfo of a 2D texture (ld
-# only between DX and NVIDIA: a float coordinate register is no vISA load parameter; resinfo
-# not from vISA binary: its result moves have no vISA binary form texlate reads). The
+# forms each direction translates: sample, sample_l, gather4, ld, resinfo of a 2D texture
+# (resinfo not from vISA binary: its result moves have no vISA binary form texlate reads). The
 # NVIDIA and vISA inputs are texlate's own translations of that listing, the binary inputs its
 # binary encodings (a DXBC container, an NVIDIA word stream, vISA instruction bytes); from
 # vISA the bindings name T6's dimension. The instruction count is the number of source texture
@@ -98,8 +97,7 @@ EOF
 
 # The forms a direction translates ($1 from, $2 to, $3 form).
 forms() {
-  local f="sample,sample_l,gather4"
-  if [ "$1" != visa ] && [ "$2" != visa ]; then f="$f,ld"; fi
+  local f="sample,sample_l,gather4,ld"
   if [ "$1" != visa ] || [ "$3" != binary ]; then f="$f,resinfo"; fi
   echo "$f"
 }

@@ -706,3 +706,23 @@ fn a_parameter_of_another_type_is_read_through_an_alias() {
     let e = texlate::decode(Isa::Visa, src.as_bytes()).expect_err("a ud gradient is refused");
     assert!(e.to_string().contains("param-type"), "{e}");
 }
+
+/// A DX register read as float coordinates by `sample` and as integer coordinates by `ld`
+/// (DX registers are untyped) translates to vISA: the variable it maps to is declared `f`,
+/// and the load reads it through a `ud` alias; the semantic check agrees.
+#[test]
+fn a_dx_register_read_as_float_and_as_integer_translates_to_visa() {
+    use texlate::translate::{self, Options};
+    let src = "ps_5_0\ndcl_sampler s0, mode_default\n\
+               dcl_resource_texture2d (float,float,float,float) t0\ndcl_temps 8\n\
+               sample r0.xyzw, r1.xyxx, t0.xyzw, s0\nld r5.xyzw, r1.xyzw, t0.xyzw\nret\n";
+    let o = Options::new(Isa::Dxbc, Isa::Visa);
+    let t = translate::translate(src.as_bytes(), &o).expect("translates");
+    let text = String::from_utf8(t.output.clone()).unwrap();
+    let load = text.lines().find(|l| l.starts_with("load")).unwrap();
+    assert!(load.contains("_ud.0"), "{text}");
+    for seed in 1..=3 {
+        let c = translate::check(src.as_bytes(), &t, &o, seed).expect("the check reads both");
+        assert!(c.agrees(), "{c}");
+    }
+}
