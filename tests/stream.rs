@@ -227,22 +227,19 @@ fn random_nvidia_words_stream_as_the_whole_program_path() {
         .map(|f| (f.mask, f.value))
         .collect();
     let mut rng = Rng(0x7e1a_7e5e_ed00_0001);
-    let (mut accepted, mut refused) = (0, 0);
+    let mut tally = Tally::default();
     for _ in 0..4000 {
         let (mask, value) = forms[(rng.next() % forms.len() as u64) as usize];
         let word = (rng.next() & !mask) | value;
         let phase = rng.next() % 3;
         let bytes = bundles(&[word], |_| control(phase));
-        if check_disasm(Isa::Nvidia, &format!("{word:#018x}"), &bytes) {
-            accepted += 1;
+        if tally.count(check_disasm(Isa::Nvidia, &format!("{word:#018x}"), &bytes)) {
             check_transcode(
                 Isa::Nvidia,
                 &format!("{word:#018x}"),
                 &bytes,
                 ReadOptions::default(),
             );
-        } else {
-            refused += 1;
         }
         let hex = format!("{word:016x}");
         let whole = codec(Isa::Nvidia)
@@ -253,10 +250,7 @@ fn random_nvidia_words_stream_as_the_whole_program_path() {
         assert_eq!(streamed, whole, "--hex {hex}");
     }
     // Both outcomes are exercised.
-    assert!(
-        accepted > 1000 && refused > 100,
-        "{accepted} accepted, {refused} refused"
-    );
+    assert!(tally.accepted > 1000 && tally.refused > 100, "{tally:?}");
     // Accepted words read again under other phases (a stream keeps the words it has read).
     let mut words = Vec::new();
     while words.len() < 300 {
@@ -321,6 +315,36 @@ fn check_transcode_to(isa: Isa, name: &str, bytes: &[u8], emit: Form) -> bool {
             .map(|b| String::from_utf8_lossy(b).into_owned())
     );
     whole.is_ok()
+}
+
+/// How many inputs of a mutation test the whole path accepted and how many it refused: the
+/// test must see both outcomes.
+#[derive(Debug, Default)]
+struct Tally {
+    accepted: usize,
+    refused: usize,
+}
+
+impl Tally {
+    /// Counts one outcome and passes it on.
+    fn count(&mut self, accepted: bool) -> bool {
+        if accepted {
+            self.accepted += 1;
+        } else {
+            self.refused += 1;
+        }
+        accepted
+    }
+
+    /// Both outcomes more than `at_least` times.
+    fn assert_both(&self, at_least: usize) {
+        assert!(
+            self.accepted > at_least && self.refused > at_least,
+            "{} accepted, {} refused",
+            self.accepted,
+            self.refused
+        );
+    }
 }
 
 /// The identity transcode of an NVIDIA word stream to binary, streamed and whole (the same
@@ -393,7 +417,7 @@ fn accepted_words(rng: &mut Rng, count: usize) -> Vec<u64> {
 fn mutated_nvidia_streams_transcode_to_binary_as_the_whole_program_path() {
     let mut rng = Rng(0x5eed_0000_b1a5_0001);
     let pool = accepted_words(&mut rng, 40);
-    let (mut accepted, mut refused) = (0, 0);
+    let mut tally = Tally::default();
     for round in 0..600 {
         let mut words: Vec<u64> = Vec::new();
         for _ in 0..60 {
@@ -414,16 +438,9 @@ fn mutated_nvidia_streams_transcode_to_binary_as_the_whole_program_path() {
         if round % 50 == 0 {
             bytes.truncate(bytes.len() - 8);
         }
-        if check_binary_transcode(&format!("round {round}"), &bytes) {
-            accepted += 1;
-        } else {
-            refused += 1;
-        }
+        tally.count(check_binary_transcode(&format!("round {round}"), &bytes));
     }
-    assert!(
-        accepted > 50 && refused > 50,
-        "{accepted} accepted, {refused} refused"
-    );
+    tally.assert_both(50);
 }
 
 /// A long stream of distinct accepted words (every word a miss of the streams' word check),
@@ -543,7 +560,7 @@ fn mutated_cubins_transcode_to_binary_as_the_whole_program_path() {
     if let Some(root) = support::corpus("nvidia/cubin") {
         cubins.extend(files(&root, ".cubin").iter().map(|p| fs::read(p).unwrap()));
     }
-    let (mut accepted, mut refused) = (0, 0);
+    let mut tally = Tally::default();
     for (n, cubin) in cubins.iter().enumerate() {
         assert!(check_binary_transcode(&format!("cubin {n}"), cubin));
         let file = object::File::parse(cubin.as_slice()).unwrap();
@@ -566,17 +583,10 @@ fn mutated_cubins_transcode_to_binary_as_the_whole_program_path() {
                 };
                 c[at..at + 8].copy_from_slice(&new.to_le_bytes());
             }
-            if check_binary_transcode(&format!("mutated cubin {n}"), &c) {
-                accepted += 1;
-            } else {
-                refused += 1;
-            }
+            tally.count(check_binary_transcode(&format!("mutated cubin {n}"), &c));
         }
     }
-    assert!(
-        accepted > 10 && refused > 10,
-        "{accepted} accepted, {refused} refused"
-    );
+    tally.assert_both(10);
 }
 
 /// Checks a DXBC input on every streaming path: `disasm`, and `transcode` to text and to
@@ -658,15 +668,11 @@ fn check_mutated_stream(
     stream: &[u8],
     rng: &mut Rng,
     every: usize,
-) -> (usize, usize) {
-    let (mut ok, mut refused) = (0, 0);
+    tally: &mut Tally,
+) {
     let dwords = stream.len() / 4;
     let mut tally = |accepted: bool| {
-        if accepted {
-            ok += 1
-        } else {
-            refused += 1
-        }
+        tally.count(accepted);
     };
     for k in (2..dwords).step_by(every) {
         let at = 4 * k;
@@ -691,18 +697,15 @@ fn check_mutated_stream(
             &container::write_with_program(c, &cut),
         ));
     }
-    (ok, refused)
 }
 
 #[test]
 fn mutated_dxbc_token_streams_stream_as_the_whole_program_path() {
     let mut rng = Rng(0xd8bc_5eed_0000_0001);
-    let (mut ok, mut refused) = (0, 0);
+    let mut tally = Tally::default();
     for (name, _, blob) in dxbc_fixtures() {
         let (c, stream) = program_chunk(&blob);
-        let (a, r) = check_mutated_stream(&name, &c, &stream, &mut rng, 1);
-        ok += a;
-        refused += r;
+        check_mutated_stream(&name, &c, &stream, &mut rng, 1, &mut tally);
         // The container itself: cut, and bytes replaced (checksum left stale, then fixed).
         for at in (0..blob.len()).step_by(7) {
             check_dxbc(&format!("{name} container cut at {at}"), &blob[..at]);
@@ -721,11 +724,7 @@ fn mutated_dxbc_token_streams_stream_as_the_whole_program_path() {
             }
         }
     }
-    // Both outcomes are exercised.
-    assert!(
-        ok > 100 && refused > 100,
-        "{ok} accepted, {refused} refused"
-    );
+    tally.assert_both(100);
 }
 
 #[test]
@@ -743,6 +742,7 @@ fn mutated_dxbc_corpus_blobs_stream_as_the_whole_program_path() {
             &stream,
             &mut rng,
             31,
+            &mut Tally::default(),
         );
     }
 }
@@ -753,7 +753,7 @@ fn mutated_dxbc_corpus_blobs_stream_as_the_whole_program_path() {
 #[test]
 fn random_dxbc_token_streams_stream_as_the_whole_program_path() {
     let mut rng = Rng(0x70ce_5eed_0000_0003);
-    let (mut ok, mut refused) = (0, 0);
+    let mut tally = Tally::default();
     for n in 0..3000 {
         let mut words = vec![0x50u32 | ((rng.next() % 6) as u32) << 16, 0];
         for _ in 0..1 + rng.next() % 6 {
@@ -795,16 +795,9 @@ fn random_dxbc_token_streams_stream_as_the_whole_program_path() {
                 program: 0,
             }),
         );
-        if accepted {
-            ok += 1
-        } else {
-            refused += 1
-        }
+        tally.count(accepted);
     }
-    assert!(
-        ok > 100 && refused > 100,
-        "{ok} accepted, {refused} refused"
-    );
+    tally.assert_both(100);
 }
 
 /// Every instruction line of the fixtures cut at every byte and with every byte replaced
@@ -1034,7 +1027,7 @@ fn mutate_visa_line(lines: &mut Vec<String>, i: usize, kind: u64, rng: &mut Rng)
 fn mutated_visa_text_streams_as_the_whole_program_path() {
     let texts = visa_texts();
     let mut rng = Rng(0x5eed_0f71_5a00);
-    let (mut accepted, mut refused) = (0, 0);
+    let mut tally = Tally::default();
     // Every fixture, and a spread of the corpus.
     let picked = texts
         .iter()
@@ -1070,18 +1063,11 @@ fn mutated_visa_text_streams_as_the_whole_program_path() {
             }
             let what = format!("{name} line {} mutation {kind}", i + 1);
             for read in VISA_READS {
-                if check_transcode(Isa::Visa, &what, mutated.as_bytes(), read) > 0 {
-                    accepted += 1;
-                } else {
-                    refused += 1;
-                }
+                tally.count(check_transcode(Isa::Visa, &what, mutated.as_bytes(), read) > 0);
             }
         }
     }
-    assert!(
-        accepted > 50 && refused > 50,
-        "{accepted} accepted, {refused} refused"
-    );
+    tally.assert_both(50);
 }
 
 #[test]
@@ -1133,7 +1119,7 @@ fn mutated_visa_instruction_streams_stream_as_the_whole_program_path() {
         }
     }
     let mut rng = Rng(0x0b17_f11b);
-    let (mut accepted, mut refused) = (0, 0);
+    let mut tally = Tally::default();
     for k in 0..3000 {
         let mut bytes = streams[(rng.next() % streams.len() as u64) as usize].clone();
         for _ in 0..1 + rng.next() % 2 {
@@ -1148,17 +1134,10 @@ fn mutated_visa_instruction_streams_stream_as_the_whole_program_path() {
             }
         }
         let name = format!("mutant {k}");
-        if check_disasm(Isa::Visa, &name, &bytes) {
-            accepted += 1;
-        } else {
-            refused += 1;
-        }
+        tally.count(check_disasm(Isa::Visa, &name, &bytes));
         check_transcode(Isa::Visa, &name, &bytes, VISA_READS[0]);
     }
-    assert!(
-        accepted > 300 && refused > 300,
-        "{accepted} accepted, {refused} refused"
-    );
+    tally.assert_both(300);
     // A stream longer than the window the stream reads through, refused near its end.
     let mut long: Vec<u8> = streams
         .iter()
