@@ -24,7 +24,7 @@ use texlate::{Form, Isa};
 
 mod support;
 
-use support::{hex_lines, snap};
+use support::hex_lines;
 
 use support::translate_corpus::cases_in;
 
@@ -100,46 +100,10 @@ fn direction(from: Isa, to: Isa) -> String {
     out
 }
 
+/// Every direction, snapshotted as `dyn_offsets_<from>_to_<to>`.
 #[test]
-fn dxbc_to_nvidia() {
-    snap(
-        "dyn_offsets_dxbc_to_nvidia",
-        direction(Isa::Dxbc, Isa::Nvidia),
-    );
-}
-
-#[test]
-fn dxbc_to_visa() {
-    snap("dyn_offsets_dxbc_to_visa", direction(Isa::Dxbc, Isa::Visa));
-}
-
-#[test]
-fn nvidia_to_dxbc() {
-    snap(
-        "dyn_offsets_nvidia_to_dxbc",
-        direction(Isa::Nvidia, Isa::Dxbc),
-    );
-}
-
-#[test]
-fn nvidia_to_visa() {
-    snap(
-        "dyn_offsets_nvidia_to_visa",
-        direction(Isa::Nvidia, Isa::Visa),
-    );
-}
-
-#[test]
-fn visa_to_dxbc() {
-    snap("dyn_offsets_visa_to_dxbc", direction(Isa::Visa, Isa::Dxbc));
-}
-
-#[test]
-fn visa_to_nvidia() {
-    snap(
-        "dyn_offsets_visa_to_nvidia",
-        direction(Isa::Visa, Isa::Nvidia),
-    );
+fn every_direction() {
+    support::snap_directions("dyn_offsets", direction);
 }
 
 /// Replaces the first line of `text` containing `find` by `edit(line)`.

@@ -10,7 +10,7 @@ use texlate::{isa, Form, Isa};
 
 mod support;
 
-use support::{hex_lines, snap};
+use support::hex_lines;
 
 use support::translate_corpus::translate_cases;
 
@@ -75,44 +75,8 @@ fn direction(from: Isa, to: Isa) -> String {
     out
 }
 
+/// Every direction, snapshotted as `translate_<from>_to_<to>`.
 #[test]
-fn dxbc_to_nvidia() {
-    snap(
-        "translate_dxbc_to_nvidia",
-        direction(Isa::Dxbc, Isa::Nvidia),
-    );
-}
-
-#[test]
-fn dxbc_to_visa() {
-    snap("translate_dxbc_to_visa", direction(Isa::Dxbc, Isa::Visa));
-}
-
-#[test]
-fn nvidia_to_dxbc() {
-    snap(
-        "translate_nvidia_to_dxbc",
-        direction(Isa::Nvidia, Isa::Dxbc),
-    );
-}
-
-#[test]
-fn nvidia_to_visa() {
-    snap(
-        "translate_nvidia_to_visa",
-        direction(Isa::Nvidia, Isa::Visa),
-    );
-}
-
-#[test]
-fn visa_to_dxbc() {
-    snap("translate_visa_to_dxbc", direction(Isa::Visa, Isa::Dxbc));
-}
-
-#[test]
-fn visa_to_nvidia() {
-    snap(
-        "translate_visa_to_nvidia",
-        direction(Isa::Visa, Isa::Nvidia),
-    );
+fn every_direction() {
+    support::snap_directions("translate", direction);
 }

@@ -319,6 +319,26 @@ pub fn snap(name: &str, value: String) {
     });
 }
 
+/// Every translation direction between the three ISAs.
+pub const DIRECTIONS: [(Isa, Isa); 6] = [
+    (Isa::Dxbc, Isa::Nvidia),
+    (Isa::Dxbc, Isa::Visa),
+    (Isa::Nvidia, Isa::Dxbc),
+    (Isa::Nvidia, Isa::Visa),
+    (Isa::Visa, Isa::Dxbc),
+    (Isa::Visa, Isa::Nvidia),
+];
+
+/// Snapshots `direction(from, to)` of every direction as `<prefix>_<from>_to_<to>`.
+pub fn snap_directions(prefix: &str, direction: impl Fn(Isa, Isa) -> String) {
+    for (from, to) in DIRECTIONS {
+        snap(
+            &format!("{prefix}_{}_to_{}", from.name(), to.name()),
+            direction(from, to),
+        );
+    }
+}
+
 /// `bytes` as lowercase hex, 32 bytes a line (binary outputs in snapshots).
 pub fn hex_lines(bytes: &[u8]) -> String {
     bytes
