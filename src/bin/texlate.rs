@@ -696,15 +696,12 @@ fn run(cli: Cli, color: bool) -> Result<(), Failure> {
                 };
             if streams {
                 let name = file.display().to_string();
-                let opened = match options.from {
-                    // Word streams and cubins are told apart from listings by their bytes.
-                    Isa::Nvidia => batch::DisasmInput::open(file),
-                    // Listings and `.visaasm` dumps stream line by line from the file.
-                    _ => std::fs::File::open(file).map(|f| batch::DisasmInput::Streamed {
-                        path: file.clone(),
-                        file: io::BufReader::new(f),
-                    }),
-                };
+                // Read from the file: the codec tells binaries from text by their bytes;
+                // listings and `.visaasm` dumps stream line by line.
+                let opened = std::fs::File::open(file).map(|f| batch::DisasmInput::Streamed {
+                    path: file.clone(),
+                    file: io::BufReader::new(f),
+                });
                 let source = opened.map_err(|e| io_error("reading", file, e))?;
                 return stream_output(output.as_deref(), &name, |out| {
                     batch::transcode_to_with(
