@@ -11,11 +11,11 @@
 
 use super::binary::{opaque_texture, phase_of, program_sm};
 use super::control::{self, BUNDLE_WORDS};
+use super::inst::check_word_on;
 use super::table::Sm;
-use super::text::{is_texture_text, parse_inst, print_inst, write_inst, TextOut};
+use super::text::{is_texture_text, parse_inst, parse_inst_word, print_inst, write_inst, TextOut};
 use super::{
-    decode_word_on, emit_inst, encode_word_on, extras_of, lift, ListingLine, NvInst,
-    NvidiaContainer, NvidiaExtras,
+    decode_word_on, emit_inst, extras_of, lift, ListingLine, NvInst, NvidiaContainer, NvidiaExtras,
 };
 use crate::error::{Error, ParseError};
 use crate::ir::{Isa, Item, Opaque, Program, Span};
@@ -24,10 +24,19 @@ use crate::isa::text_out::{hex16_digits, push_hex16, push_hex_digits};
 /// Where the 16 digits of an encoding comment `/* 0x… */` are, from its first byte.
 const HEX_DIGITS_AT: std::ops::Range<usize> = 5..21;
 
+/// The byte offset of the first `needle` (which starts with `/` or `*`) in `hay`: a scan
+/// for its first byte, as lines hold few of them (`str::find` sets up a substring search
+/// per call, most of the cost on a line).
+fn find_comment_mark(hay: &str, needle: &str) -> Option<usize> {
+    let first = *needle.as_bytes().first()?;
+    memchr::memchr_iter(first, hay.as_bytes())
+        .find(|&i| hay.as_bytes()[i..].starts_with(needle.as_bytes()))
+}
+
 /// An encoding comment `/* 0x<16 hex> */` on a line: its byte column, the word, and the
 /// byte offset just past it.
 pub(super) fn hex_comment(line: &str) -> Option<(usize, u64, usize)> {
-    let col = line.find("/* 0x")?;
+    let col = find_comment_mark(line, "/* 0x")?;
     let digits = line.get(col + HEX_DIGITS_AT.start..col + HEX_DIGITS_AT.end)?;
     if !digits.bytes().all(|b| b.is_ascii_hexdigit()) || line.get(col + 21..col + 24)? != " */" {
         return None;
@@ -46,7 +55,7 @@ pub(super) fn lead_end(line: &str) -> usize {
     };
     let mut i = skip_ws(0);
     if line[i..].starts_with("/*") && !line[i..].starts_with("/* 0x") {
-        if let Some(len) = line[i + 2..].find("*/") {
+        if let Some(len) = find_comment_mark(&line[i + 2..], "*/") {
             let inner = &line[i + 2..i + 2 + len];
             if !inner.is_empty() && inner.bytes().all(|c| c.is_ascii_hexdigit()) {
                 i = skip_ws(i + 2 + len + 2);
@@ -62,7 +71,7 @@ pub(super) fn lead_end(line: &str) -> usize {
 /// The address of a listing line (`/*0018*/ …`), if it shows one.
 pub(super) fn line_address(line: &str) -> Option<u64> {
     let rest = line.trim_start().strip_prefix("/*")?;
-    let inner = &rest[..rest.find("*/")?];
+    let inner = &rest[..find_comment_mark(rest, "*/")?];
     if inner.is_empty() || inner.len() > 16 || !inner.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
@@ -218,6 +227,8 @@ pub(super) struct TexItem<'a> {
     pub(super) layout: Layout<'a>,
     /// The instruction, its unprinted bits taken from its encoding comment.
     pub(super) inst: NvInst,
+    /// Its word without the unprinted bits.
+    plain_word: u64,
     /// Its text as read.
     text: &'a str,
     /// The 1-based line and column of its text.
@@ -239,8 +250,16 @@ impl TexItem<'_> {
         .into()
     }
 
+    /// Its word, as printing encodes it ([`super::emit_inst`]).
+    pub(super) fn word(&self) -> Result<u64, Error> {
+        match self.inst.raw {
+            0 => Ok(self.plain_word),
+            _ => super::encode_at(&self.inst, self.span()),
+        }
+    }
+
     /// Where the instruction is, for the IR.
-    pub(super) fn span(&self) -> Span {
+    fn span(&self) -> Span {
         Span {
             offset: 0,
             line: self.line,
@@ -263,8 +282,8 @@ pub(super) fn read_item<'a>(
         return Ok(ListingItem::Kept { texture: false });
     };
     let column = one_based(tl.text_start);
-    let mut inst = parse_inst(tl.text, line_no, column)?;
-    encode_word_on(&inst, sm).map_err(|e| ParseError {
+    let (mut inst, plain_word) = parse_inst_word(tl.text, line_no, column)?;
+    check_word_on(&inst, plain_word, sm).map_err(|e| ParseError {
         line: line_no,
         column,
         token: tl.text.split_whitespace().next().unwrap_or("").to_string(),
@@ -305,6 +324,7 @@ pub(super) fn read_item<'a>(
     let item = TexItem {
         layout,
         inst,
+        plain_word,
         text,
         line: line_no,
         column,
