@@ -265,12 +265,34 @@ fn codecs(c: &mut Criterion) {
     }
 }
 
+/// The DXBC container checksum alone (MD5's block function over the whole container, every
+/// binary input of a container pays it), in bytes per second over the corpus blobs.
+fn dxbc_checksum(c: &mut Criterion) {
+    let blobs = files(&corpus().join("dxbc/blobs"), ".dxbc");
+    if blobs.is_empty() {
+        eprintln!("SKIPPED dxbc_checksum: no inputs (../shared/corpus)");
+        return;
+    }
+    let mut group = c.benchmark_group("dxbc_checksum");
+    group.throughput(Throughput::Bytes(
+        blobs.iter().map(|b| b.len() as u64).sum(),
+    ));
+    group.bench_function("checksum", |b| {
+        b.iter(|| {
+            for blob in &blobs {
+                std::hint::black_box(texlate::isa::dxbc::container::checksum(blob));
+            }
+        })
+    });
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .sample_size(10)
         .warm_up_time(std::time::Duration::from_millis(500))
         .measurement_time(std::time::Duration::from_secs(2));
-    targets = codecs
+    targets = codecs, dxbc_checksum
 }
 criterion_main!(benches);
