@@ -4,39 +4,17 @@
 
 mod support;
 
+use support::cli::{arg as s, scratch, stderr, texlate, texlate_stdin};
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
-
-fn texlate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_texlate"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("texlate runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("texlate-batch-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
 
 fn write(path: &Path, bytes: &[u8]) -> String {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, bytes).unwrap();
     path.to_str().unwrap().to_string()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// Every file below `dir`, relative, `/`-separated.
@@ -764,20 +742,6 @@ fn an_igc_dump_directory_translates_its_visaasm() {
     assert_eq!(summary["written"], visaasm.len());
 }
 
-/// Runs texlate with `input` on standard input (read whole: the whole-program path).
-fn whole(args: &[&str], input: &[u8]) -> Output {
-    use std::io::Write as _;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_texlate"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("texlate runs");
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
-}
-
 /// Identity translations in a batch stream where single runs do (`batch::open_identity`):
 /// every output (its name and bytes) and every refusal (its message and location) is what a
 /// single run of the whole-program path writes, for each ISA, text and binary inputs (and a
@@ -821,7 +785,7 @@ fn identity_batches_write_what_whole_runs_write() {
             "binary",
             "-",
         ];
-        let o = whole(&to_binary, &text);
+        let o = texlate_stdin(&to_binary, &text);
         assert!(o.status.success(), "{isa}: {}", stderr(&o));
         let binary = o.stdout;
         let inputs = dir.join(format!("in-{isa}"));
@@ -846,7 +810,7 @@ fn identity_batches_write_what_whole_runs_write() {
                 let batch_err = stderr(&batch);
                 let mut written = BTreeSet::new();
                 for (name, bytes) in &files {
-                    let single = whole(&[&args[..], &["-"][..]].concat(), bytes);
+                    let single = texlate_stdin(&[&args[..], &["-"][..]].concat(), bytes);
                     let stem = name.split('.').next().unwrap();
                     if single.status.success() {
                         let found: Vec<String> = tree(&out)
