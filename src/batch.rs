@@ -43,7 +43,7 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fmt;
 use std::fs;
-use std::io::{self, Read, Seek, Write};
+use std::io::{self, BufRead, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -343,6 +343,17 @@ impl DisasmInput {
     }
 }
 
+impl DisasmInput {
+    /// The first bytes of the input (all of a whole one, what the buffer holds of a streamed
+    /// one: its container magic), leaving it unread.
+    fn head(&mut self) -> Result<&[u8], FileError> {
+        match self {
+            DisasmInput::Whole(bytes) => Ok(bytes),
+            DisasmInput::Streamed { file, .. } => file.fill_buf().map_err(FileError::Read),
+        }
+    }
+}
+
 /// A writer that remembers whether writing failed, to tell the output's I/O errors from
 /// the input's in a stream.
 struct Tracked<'a> {
@@ -408,6 +419,56 @@ pub fn transcode_to_with(
     stream_to(isa, name, input, out, |input, out| {
         stream::transcode(isa, input, read, emit, out)
     })
+}
+
+/// Opens the file at `path` for an identity translation (`from == to`) that streams
+/// ([`transcode_to_with`]) where that writes what the whole-program path
+/// ([`translate_input`]) writes, and the whole path adds nothing to it: `None` sends the input
+/// down the whole path. The whole path is needed for a bindings or register-map file (read
+/// and checked even when nothing is moved) and for the notes only it gives: DX binary output
+/// from a listing (the profile it assumes when the listing names none), vISA binary output
+/// from text (the lines it leaves out), vISA text read IGC's way (a strict parse of the whole
+/// file finds what IGC relaxes). NVIDIA inputs of any form stream; DX and vISA listings to
+/// text, and binaries to any form, stream. A binary is told from text as the codec tells it,
+/// on the whole file (DX: the container magic, or a version and a length token matching the
+/// file's length) or on its first 64 KiB ([`DisasmInput::open`]: a zero byte, which a vISA
+/// instruction stream has and vISA text cannot).
+pub fn open_identity(path: &Path, options: &translate::Options) -> io::Result<Option<DisasmInput>> {
+    if options.from != options.to || options.bindings.is_some() || options.regmap.is_some() {
+        return Ok(None);
+    }
+    let isa = options.from;
+    let text_streams = options.emit == Form::Text
+        && match isa {
+            Isa::Nvidia | Isa::Dxbc => true,
+            Isa::Visa => !options.read.igc_compatible,
+        };
+    if isa == Isa::Nvidia {
+        return DisasmInput::open(path).map(Some);
+    }
+    if text_streams {
+        // Listings and `.visaasm` dumps stream line by line from the file.
+        return Ok(Some(DisasmInput::Streamed {
+            path: path.to_path_buf(),
+            file: io::BufReader::new(fs::File::open(path)?),
+        }));
+    }
+    let binary = match DisasmInput::open(path)? {
+        DisasmInput::Whole(bytes) => {
+            let binary = isa::codec(isa).looks_binary(&bytes) && !visa::is_isa_container(&bytes);
+            binary.then_some(DisasmInput::Whole(bytes))
+        }
+        // A zero byte in the first 64 KiB, and no `.isa` container: vISA binary; DX decides
+        // on the whole file (it is read whole to be checked anyway).
+        streamed @ DisasmInput::Streamed { .. } if isa == Isa::Visa => Some(streamed),
+        DisasmInput::Streamed { path, .. } => {
+            let bytes = fs::read(path)?;
+            isa::codec(isa)
+                .looks_binary(&bytes)
+                .then_some(DisasmInput::Whole(bytes))
+        }
+    };
+    Ok(binary)
 }
 
 /// Runs a stream over `input` into `out`, telling the output's I/O errors from the input's
@@ -651,6 +712,15 @@ impl Job {
         };
         match self {
             Job::Translate(options) => {
+                if let Some(mut input) =
+                    open_identity(&entry.input, options).map_err(FileError::Read)?
+                {
+                    // An identity translation from a binary writes the container it read.
+                    let path = output(self.output_extension(input.head()?))?;
+                    return write_atomic_with(&path, |w| {
+                        transcode_to_with(options.from, &name, input, options.read, options.emit, w)
+                    });
+                }
                 let bytes = fs::read(&entry.input).map_err(FileError::Read)?;
                 let (out, ..) = translate_input(&name, &bytes, options, false, notes)?;
                 let path = output(self.output_extension(&out.bytes))?;
