@@ -20,10 +20,28 @@ use super::{
 use crate::error::{Error, ParseError};
 use crate::ir::{Isa, Item, Opaque, Program, Span};
 
+/// The byte index of the first `needle` in `hay`, as `str::find` gives it: a scan for the
+/// needle's first byte, then a compare (`str::find` of a string sets up a Two-Way searcher on
+/// every call, which cost more than the search on short listing lines).
+pub(super) fn find_short(hay: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    let Some(&first) = n.first() else {
+        return Some(0);
+    };
+    let mut from = 0;
+    while let Some(k) = h.get(from..)?.iter().position(|&b| b == first) {
+        if h[from + k..].starts_with(n) {
+            return Some(from + k);
+        }
+        from += k + 1;
+    }
+    None
+}
+
 /// An encoding comment `/* 0x<16 hex> */` on a line: its byte column, the word, and the
 /// byte offset just past it.
 pub(super) fn hex_comment(line: &str) -> Option<(usize, u64, usize)> {
-    let col = line.find("/* 0x")?;
+    let col = find_short(line, "/* 0x")?;
     let digits = line.get(col + 5..col + 21)?;
     if !digits.bytes().all(|b| b.is_ascii_hexdigit()) || line.get(col + 21..col + 24)? != " */" {
         return None;
@@ -42,7 +60,7 @@ pub(super) fn lead_end(line: &str) -> usize {
     };
     let mut i = skip_ws(0);
     if line[i..].starts_with("/*") && !line[i..].starts_with("/* 0x") {
-        if let Some(len) = line[i + 2..].find("*/") {
+        if let Some(len) = find_short(&line[i + 2..], "*/") {
             let inner = &line[i + 2..i + 2 + len];
             if !inner.is_empty() && inner.bytes().all(|c| c.is_ascii_hexdigit()) {
                 i = skip_ws(i + 2 + len + 2);
@@ -58,7 +76,7 @@ pub(super) fn lead_end(line: &str) -> usize {
 /// The address of a listing line (`/*0018*/ …`), if it shows one.
 pub(super) fn line_address(line: &str) -> Option<u64> {
     let rest = line.trim_start().strip_prefix("/*")?;
-    let inner = &rest[..rest.find("*/")?];
+    let inner = &rest[..find_short(rest, "*/")?];
     if inner.is_empty() || inner.len() > 16 || !inner.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
@@ -388,7 +406,7 @@ fn print_listing(p: &Program, crlf: bool, final_newline: bool) -> Result<String,
     // Control-word item → the (slot, phase) of the texture instructions of its bundle. The
     // slot comes from the line's address (a listing excerpt need not start at a bundle); the
     // control word is the lone encoding comment `slot` words before, when the listing has it.
-    let mut ctrl_patch: std::collections::HashMap<usize, Vec<(usize, u8)>> = Default::default();
+    let mut ctrl_patch: crate::hash::FastMap<usize, Vec<(usize, u8)>> = Default::default();
     for (pos, &k) in word_items.iter().enumerate() {
         let (Some(Some((_, _, phase))), Some(Item::Tex(t))) = (rendered.get(k), p.items.get(k))
         else {
@@ -580,4 +598,32 @@ fn print_stream(p: &Program) -> Result<String, Error> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_short;
+
+    #[test]
+    fn find_short_is_str_find() {
+        let hays = [
+            "",
+            "/",
+            "/*",
+            "*/",
+            "        /*0008*/                   TEX.P R0, R4, 0x0, 2D, 0xf ;   /* 0x1234567890abcdef */",
+            "/ /* 0/* 0x/* 0xé/* 0x",
+            "é*/é/*",
+            "////* 0x0 */",
+        ];
+        for hay in hays {
+            for needle in ["", "/", "/*", "*/", "/* 0x", "é", "x"] {
+                assert_eq!(
+                    find_short(hay, needle),
+                    hay.find(needle),
+                    "{hay:?} {needle:?}"
+                );
+            }
+        }
+    }
 }
