@@ -4,7 +4,8 @@
 //! chunks) and on an NVIDIA word stream built as the vendor
 //! comparison builds it (bundles of a control word and three texture words drawn from
 //! `nvidia/tex_pairs.tsv`), plus one whose words are all distinct (random registers), and
-//! vISA instruction streams (the sampler instructions of each corpus dump, encoded).
+//! vISA instruction streams (the sampler instructions of each corpus dump, encoded), and the
+//! NVIDIA listings `disasm` prints for both word streams.
 //! The translation directions are in `benches/roundtrip.rs`.
 //!
 //! An "instruction" is an item of the decoded program: an instruction word (NVIDIA counts
@@ -163,6 +164,27 @@ fn sets() -> Vec<(Set, bool)> {
         "nvidia_sass",
         Isa::Nvidia,
         files(&root.join("nvidia"), ".sass"),
+        false,
+    );
+    // Listings as `disasm` prints word streams (a texture instruction in every slot): the
+    // texture lines' share of the corpus listings (mostly headers) is ~0.2 %.
+    let listing = |words: &[u8]| {
+        let mut text = Vec::new();
+        stream::disasm(Isa::Nvidia, &mut Cursor::new(words), &mut text).expect("disasm");
+        text
+    };
+    if let Some(stream) = nvidia_pairs_stream(1 << 14) {
+        add(
+            "nvidia_listing_pairs",
+            Isa::Nvidia,
+            vec![listing(&stream)],
+            false,
+        );
+    }
+    add(
+        "nvidia_listing_distinct",
+        Isa::Nvidia,
+        vec![listing(&nvidia_distinct_stream(1 << 14))],
         false,
     );
     add(
