@@ -4,8 +4,9 @@
 //! chunks) and on an NVIDIA word stream built as the vendor
 //! comparison builds it (bundles of a control word and three texture words drawn from
 //! `nvidia/tex_pairs.tsv`), plus one whose words are all distinct (random registers), and
-//! vISA instruction streams (the sampler instructions of each corpus dump, encoded), and the
-//! NVIDIA listings `disasm` prints for both word streams.
+//! vISA instruction streams (the sampler instructions of each corpus dump, encoded; and all
+//! of them, 16 times over, as one stream), and the NVIDIA listings `disasm` prints for both
+//! word streams.
 //! The translation directions are in `benches/roundtrip.rs`.
 //!
 //! An "instruction" is an item of the decoded program: an instruction word (NVIDIA counts
@@ -208,7 +209,15 @@ fn sets() -> Vec<(Set, bool)> {
         false,
     );
     let visa_text = files(&root.join("intel/dumps"), ".visaasm");
-    add("visa_binary", Isa::Visa, visa_streams(&visa_text), true);
+    let visa_binary = visa_streams(&visa_text);
+    // The corpus's streams are short (two instructions on average): the same instructions
+    // 16 times over as one stream, without the cost of starting one.
+    let long = visa_binary.iter().cycle().take(visa_binary.len() * 16);
+    let long: Vec<u8> = long.flatten().copied().collect();
+    add("visa_binary", Isa::Visa, visa_binary, true);
+    if !long.is_empty() {
+        add("visa_binary_long", Isa::Visa, vec![long], true);
+    }
     add("visa_text", Isa::Visa, visa_text, false);
     out
 }
@@ -287,12 +296,34 @@ fn codecs(c: &mut Criterion) {
     }
 }
 
+/// The DXBC container checksum alone (MD5's block function over the whole container, every
+/// binary input of a container pays it), in bytes per second over the corpus blobs.
+fn dxbc_checksum(c: &mut Criterion) {
+    let blobs = files(&corpus().join("dxbc/blobs"), ".dxbc");
+    if blobs.is_empty() {
+        eprintln!("SKIPPED dxbc_checksum: no inputs (../shared/corpus)");
+        return;
+    }
+    let mut group = c.benchmark_group("dxbc_checksum");
+    group.throughput(Throughput::Bytes(
+        blobs.iter().map(|b| b.len() as u64).sum(),
+    ));
+    group.bench_function("checksum", |b| {
+        b.iter(|| {
+            for blob in &blobs {
+                std::hint::black_box(texlate::isa::dxbc::container::checksum(blob));
+            }
+        })
+    });
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .sample_size(10)
         .warm_up_time(std::time::Duration::from_millis(500))
         .measurement_time(std::time::Duration::from_secs(2));
-    targets = codecs
+    targets = codecs, dxbc_checksum
 }
 criterion_main!(benches);

@@ -1478,3 +1478,169 @@ fn nvidia_listing_with_a_bundle_split_by_many_lines_streams_as_the_whole_program
         Form::Text
     ));
 }
+
+/// The sampler ops of `mappings/visa.toml` (opcode, sub-op, how many parameters) and the
+/// code of type `uw` (IGC's aoffimmi type).
+fn visa_ops() -> (Vec<(u8, u8, usize)>, u8) {
+    let text = fs::read_to_string("mappings/visa.toml").unwrap();
+    let table: toml::Table = toml::from_str(&text).unwrap();
+    let field = |o: &toml::Value, k: &str| o[k].as_integer().unwrap() as u8;
+    let ops = table["op"].as_array().unwrap().iter().map(|o| {
+        let params = o["params"].as_array().unwrap().len();
+        (field(o, "opcode"), field(o, "subop"), params)
+    });
+    let types = table["type"].as_array().unwrap();
+    let uw = types
+        .iter()
+        .find(|t| t["name"].as_str() == Some("uw"))
+        .unwrap();
+    (ops.collect(), field(uw, "code"))
+}
+
+/// A random vISA sampler instruction of one of `ops`, laid out as `binary` encodes it
+/// (research §6), each field now and then out of range: a sub-op no op has, NumParams (or
+/// 0x70's operands) more or fewer than the op takes, reserved bits, a variable aoffimmi at an
+/// element that does not lift back, an unaligned offset.
+fn random_visa_instruction(rng: &mut Rng, (ops, uw): &(Vec<(u8, u8, usize)>, u8)) -> Vec<u8> {
+    let (opcode, subop, params) = ops[below(rng, ops.len() as u64) as usize];
+    let odd = |rng: &mut Rng| below(rng, 20) == 0;
+    let mut b = vec![opcode];
+    let subop = if odd(rng) {
+        below(rng, 256) as u8
+    } else {
+        subop
+    };
+    let modifiers = if odd(rng) { below(rng, 8) << 8 } else { 0 };
+    match opcode {
+        0x4b => {}
+        0x70 => b.push(subop),
+        _ => b.extend((modifiers as u16 | u16::from(subop)).to_le_bytes()),
+    }
+    let exec = if odd(rng) {
+        below(rng, 256)
+    } else {
+        3 + (below(rng, 16) << 4)
+    };
+    b.push(exec as u8);
+    if opcode != 0x70 {
+        let pred = match below(rng, 8) {
+            0 => below(rng, 1 << 16),
+            1 | 2 => 1 + below(rng, 8) + (below(rng, 3) << 13),
+            _ => 0,
+        };
+        b.extend((pred as u16).to_le_bytes());
+    }
+    let channels = match opcode {
+        _ if odd(rng) => below(rng, 256),
+        0x6f => below(rng, 4),
+        _ => 1 + below(rng, 15),
+    };
+    b.push(channels as u8);
+    if matches!(opcode, 0x6d..=0x6f) {
+        if below(rng, 3) == 0 {
+            b.push(0);
+            b.extend((32 + below(rng, 8) as u32).to_le_bytes());
+            b.push(below(rng, 4) as u8);
+            b.push(below(rng, 20) as u8);
+            let region = if odd(rng) {
+                below(rng, 1 << 16)
+            } else {
+                0x0121
+            };
+            b.extend((region as u16).to_le_bytes());
+        } else {
+            b.push(if odd(rng) { below(rng, 256) as u8 } else { 5 });
+            b.push(if odd(rng) { below(rng, 16) as u8 } else { *uw });
+            let value = if odd(rng) {
+                below(rng, 1 << 32)
+            } else {
+                below(rng, 0x1000)
+            };
+            b.extend((value as u32).to_le_bytes());
+        }
+    }
+    if matches!(opcode, 0x6d | 0x6f) {
+        b.push(below(rng, 4) as u8);
+    }
+    b.push(6 + below(rng, 4) as u8);
+    let raw = |rng: &mut Rng, b: &mut Vec<u8>| {
+        b.extend((below(rng, 64) as u32).to_le_bytes());
+        let offset = if odd(rng) {
+            below(rng, 1 << 16)
+        } else {
+            below(rng, 8) * 32
+        };
+        b.extend((offset as u16).to_le_bytes());
+    };
+    let count = match opcode {
+        _ if odd(rng) => below(rng, 20) as usize,
+        0x6d..=0x6f => 1 + below(rng, params as u64) as usize,
+        _ => params,
+    };
+    if matches!(opcode, 0x6d..=0x6f) {
+        raw(rng, &mut b);
+        b.push(count as u8);
+    }
+    for _ in 0..count {
+        raw(rng, &mut b);
+    }
+    if !matches!(opcode, 0x6d..=0x6f) {
+        raw(rng, &mut b);
+    }
+    b
+}
+
+/// A random number below `n`.
+fn below(rng: &mut Rng, n: u64) -> u64 {
+    rng.next() % n
+}
+
+/// Streams of random instructions (some refused: the error of the first refused one and its
+/// offset; some that lift back changed: re-encoded between copied runs) transcode to binary
+/// and disassemble as the whole program does; and so does a stream of several windows of
+/// accepted instructions with one refused near its end.
+#[test]
+fn random_visa_instruction_streams_stream_as_the_whole_program_path() {
+    let ops = visa_ops();
+    let mut rng = Rng(0x715a_57e4);
+    let mut tally = Tally::default();
+    let mut accepted = Vec::new();
+    for k in 0..3000 {
+        let count = 1 + rng.next() % 4;
+        let parts: Vec<Vec<u8>> = (0..count)
+            .map(|_| random_visa_instruction(&mut rng, &ops))
+            .collect();
+        let bytes = parts.concat();
+        let name = format!("random stream {k}");
+        tally.count(check_transcode_to(Isa::Visa, &name, &bytes, Form::Binary));
+        check_disasm(Isa::Visa, &name, &bytes);
+        // The instructions accepted alone, for the long stream.
+        for p in parts {
+            if texlate::decode(Isa::Visa, &p).is_ok() {
+                accepted.push(p);
+            }
+        }
+    }
+    tally.assert_both(300);
+    let mut long: Vec<u8> = accepted
+        .iter()
+        .cycle()
+        .take(20_000)
+        .flatten()
+        .copied()
+        .collect();
+    assert!(long.len() > 1 << 18, "{}", long.len());
+    assert!(check_transcode_to(Isa::Visa, "long", &long, Form::Binary));
+    let refused = (0..200)
+        .map(|_| random_visa_instruction(&mut rng, &ops))
+        .find(|p| texlate::decode(Isa::Visa, p).is_err())
+        .expect("a refused instruction");
+    let at = long.len() - accepted[0].len();
+    long.splice(at..at, refused);
+    assert!(!check_transcode_to(
+        Isa::Visa,
+        "long, refused near its end",
+        &long,
+        Form::Binary
+    ));
+}

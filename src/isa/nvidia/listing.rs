@@ -24,19 +24,28 @@ use crate::isa::text_out::{hex16_digits, push_hex16, push_hex_digits};
 /// Where the 16 digits of an encoding comment `/* 0x… */` are, from its first byte.
 const HEX_DIGITS_AT: std::ops::Range<usize> = 5..21;
 
-/// The byte offset of the first `needle` (which starts with `/` or `*`) in `hay`: a scan
-/// for its first byte, as lines hold few of them (`str::find` sets up a substring search
-/// per call, most of the cost on a line).
-fn find_comment_mark(hay: &str, needle: &str) -> Option<usize> {
-    let first = *needle.as_bytes().first()?;
-    memchr::memchr_iter(first, hay.as_bytes())
-        .find(|&i| hay.as_bytes()[i..].starts_with(needle.as_bytes()))
+/// The byte index of the first `needle` in `hay`, as `str::find` gives it: a scan for the
+/// needle's first byte, then a compare (`str::find` of a string sets up a Two-Way searcher on
+/// every call, which cost more than the search on short listing lines).
+pub(super) fn find_short(hay: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    let Some(&first) = n.first() else {
+        return Some(0);
+    };
+    let mut from = 0;
+    while let Some(k) = h.get(from..)?.iter().position(|&b| b == first) {
+        if h[from + k..].starts_with(n) {
+            return Some(from + k);
+        }
+        from += k + 1;
+    }
+    None
 }
 
 /// An encoding comment `/* 0x<16 hex> */` on a line: its byte column, the word, and the
 /// byte offset just past it.
 pub(super) fn hex_comment(line: &str) -> Option<(usize, u64, usize)> {
-    let col = find_comment_mark(line, "/* 0x")?;
+    let col = find_short(line, "/* 0x")?;
     let digits = line.get(col + HEX_DIGITS_AT.start..col + HEX_DIGITS_AT.end)?;
     if !digits.bytes().all(|b| b.is_ascii_hexdigit()) || line.get(col + 21..col + 24)? != " */" {
         return None;
@@ -55,7 +64,7 @@ pub(super) fn lead_end(line: &str) -> usize {
     };
     let mut i = skip_ws(0);
     if line[i..].starts_with("/*") && !line[i..].starts_with("/* 0x") {
-        if let Some(len) = find_comment_mark(&line[i + 2..], "*/") {
+        if let Some(len) = find_short(&line[i + 2..], "*/") {
             let inner = &line[i + 2..i + 2 + len];
             if !inner.is_empty() && inner.bytes().all(|c| c.is_ascii_hexdigit()) {
                 i = skip_ws(i + 2 + len + 2);
@@ -71,7 +80,7 @@ pub(super) fn lead_end(line: &str) -> usize {
 /// The address of a listing line (`/*0018*/ …`), if it shows one.
 pub(super) fn line_address(line: &str) -> Option<u64> {
     let rest = line.trim_start().strip_prefix("/*")?;
-    let inner = &rest[..find_comment_mark(rest, "*/")?];
+    let inner = &rest[..find_short(rest, "*/")?];
     if inner.is_empty() || inner.len() > 16 || !inner.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
@@ -761,4 +770,32 @@ fn print_stream(p: &Program) -> Result<String, Error> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_short;
+
+    #[test]
+    fn find_short_is_str_find() {
+        let hays = [
+            "",
+            "/",
+            "/*",
+            "*/",
+            "        /*0008*/                   TEX.P R0, R4, 0x0, 2D, 0xf ;   /* 0x1234567890abcdef */",
+            "/ /* 0/* 0x/* 0xé/* 0x",
+            "é*/é/*",
+            "////* 0x0 */",
+        ];
+        for hay in hays {
+            for needle in ["", "/", "/*", "*/", "/* 0x", "é", "x"] {
+                assert_eq!(
+                    find_short(hay, needle),
+                    hay.find(needle),
+                    "{hay:?} {needle:?}"
+                );
+            }
+        }
+    }
 }

@@ -2,7 +2,7 @@
 //! sweeping the opcode bits through nvdisasm: `scripts/sweep-nvidia-mnemonics.py`). A listing
 //! line that is an instruction but not a texture instruction must use them.
 
-use std::collections::HashMap;
+use crate::hash::FastMap;
 use std::sync::OnceLock;
 
 use serde::Deserialize;
@@ -34,8 +34,8 @@ fn table() -> &'static Table {
 }
 
 /// The mnemonics by name.
-fn by_name() -> &'static HashMap<&'static str, &'static Mnemonic> {
-    static MAP: OnceLock<HashMap<&'static str, &'static Mnemonic>> = OnceLock::new();
+fn by_name() -> &'static FastMap<&'static str, &'static Mnemonic> {
+    static MAP: OnceLock<FastMap<&'static str, &'static Mnemonic>> = OnceLock::new();
     MAP.get_or_init(|| {
         table()
             .mnemonic

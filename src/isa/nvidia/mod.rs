@@ -315,7 +315,9 @@ impl crate::isa::Codec for NvidiaCodec {
         emit_inst::register_groups(t)
     }
     fn constants(&self, program: &Program) -> Vec<Vec<(crate::ir::Reg, u32)>> {
-        constants::constants(&program.alu_as_read())
+        // `constants` steps an ALU instruction read back as the words or lines it was read
+        // from: no copy of the program with them put back is needed.
+        constants::constants(program)
     }
     fn stream_disasm(
         &self,

@@ -6,7 +6,7 @@
 use super::inst::{comps_code, encode_word, lod_code, query_valid, NvInst, OFFSET_NONE, RZ};
 use super::table::{code_of, table, FieldName, Modifier, OpClass};
 use crate::error::ParseError;
-use std::collections::HashMap;
+use crate::hash::FastMap;
 use std::sync::OnceLock;
 
 /// The register as printed: `R7`, `RZ`.
@@ -200,10 +200,10 @@ struct Spelling {
 /// The [`Spelling`] of `m`: every spelling of the tables looked up once, as parsing reads
 /// each modifier of every instruction.
 fn spelling(m: &str) -> Spelling {
-    static SPELLINGS: OnceLock<HashMap<&'static str, Spelling>> = OnceLock::new();
+    static SPELLINGS: OnceLock<FastMap<&'static str, Spelling>> = OnceLock::new();
     let map = SPELLINGS.get_or_init(|| {
         let t = table();
-        let mut map: HashMap<&'static str, Spelling> = HashMap::new();
+        let mut map: FastMap<&'static str, Spelling> = FastMap::default();
         let mut each = |values: &'static super::table::ValueTable,
                         set: &dyn Fn(&mut Spelling, u8)| {
             // Codes in order: the first one spelled so wins, as `code_of` finds it.
