@@ -211,9 +211,7 @@ pub fn read_decls(
 
 /// The names declared so far, to refuse a second declaration of one.
 #[derive(Default)]
-pub struct DeclaredNames(
-    std::collections::HashSet<String, std::hash::BuildHasherDefault<crate::isa::names::Fnv>>,
-);
+pub struct DeclaredNames(crate::hash::FastSet<String>);
 
 /// Reads line `line_no` into `program`'s tables and `visa`'s predicate list when it is a
 /// `.decl` line (`// .decl` comments, IGC's predefined block, are not declarations);
