@@ -20,12 +20,25 @@ pub use crate::isa::text_out::TextOut;
 pub(super) use crate::isa::text_out::{push_decimal, push_hex};
 
 fn push_reg(out: &mut (impl TextOut + ?Sized), r: u8) {
-    if r == RZ {
-        out.push_text("RZ");
-    } else {
-        out.push_ascii(b'R');
-        push_decimal(out, r.into());
-    }
+    out.push_text(&reg_names()[usize::from(r)]);
+}
+
+/// Every register's name by number (`R0`..`R254`, `RZ`), printed once: the printer copies a
+/// name where it would format a number per register.
+fn reg_names() -> &'static [String] {
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        (0..=u8::MAX)
+            .map(|r| match r {
+                RZ => "RZ".to_string(),
+                _ => {
+                    let mut s = String::from("R");
+                    push_decimal(&mut s, r.into());
+                    s
+                }
+            })
+            .collect()
+    })
 }
 
 fn push_guard(out: &mut (impl TextOut + ?Sized), guard: u8) {
