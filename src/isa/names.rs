@@ -1,7 +1,11 @@
 //! Table names looked up on every line of a listing (mnemonics, register files): short
-//! ASCII words, packed into four words and found in an open-addressed table by one
-//! multiply, then compared as words. SipHash (std's default) and byte-wise comparison cost
-//! more than the lookup saves.
+//! ASCII words, packed into four words and found in an open-addressed table by their
+//! [`FastHasher`] hash, then compared as words (a `HashMap` of byte strings compares keys
+//! with `memcmp`, which costs more than the lookup saves).
+
+use std::hash::Hasher;
+
+use crate::hash::FastHasher;
 
 /// A name packed for [`Names`]: its bytes as four little-endian words, zero-padded, and
 /// its length (so that padding never matches a NUL byte).
@@ -21,11 +25,15 @@ impl Packed {
         Some(Packed(words, name.len()))
     }
 
-    /// The slot the name starts probing at, in a table of `1 << bits` slots.
+    /// The slot the name starts probing at, in a table of `1 << bits` slots: the hash of
+    /// its length and of the words its bytes reach.
     fn slot(&self, bits: u32) -> usize {
-        let [a, b, c, d] = self.0;
-        let mixed = a ^ b.rotate_left(19) ^ c.rotate_left(37) ^ d.rotate_left(53) ^ self.1 as u64;
-        (mixed.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) as usize
+        let mut hasher = FastHasher::default();
+        hasher.write_usize(self.1);
+        for word in &self.0[..self.1.div_ceil(8)] {
+            hasher.write_u64(*word);
+        }
+        hasher.finish() as usize & ((1 << bits) - 1)
     }
 }
 

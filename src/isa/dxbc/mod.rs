@@ -683,7 +683,7 @@ impl crate::isa::Codec for DxbcCodec {
         t.starts_with("dcl_") || tokens::profile_prefix(t)
     }
     fn constants(&self, program: &Program) -> Vec<Vec<(crate::ir::Reg, u32)>> {
-        constants::constants(&program.alu_as_read())
+        constants::constants(program)
     }
     fn register_groups(&self, t: &crate::ir::TexInstr) -> Result<Vec<crate::isa::RegGroup>, Error> {
         Ok(groups::register_groups(t))
