@@ -88,6 +88,9 @@ fn read_line(
     checks: Checks,
     in_comment: &mut bool,
 ) -> Result<Option<text::ParsedLine>, Error> {
+    if !*in_comment && text::is_other_instruction(line) {
+        return Ok(None);
+    }
     let parsed = if *in_comment {
         None
     } else {

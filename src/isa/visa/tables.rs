@@ -373,44 +373,103 @@ pub fn modifier_mask(code: u8) -> u16 {
 }
 
 /// The op spelled `name` (IGC mnemonic or seed name, any case). Every line of a `.visaasm`
-/// file asks, so the names are hashed once ([`Names`]).
+/// file asks, so the names are hashed once ([`Names`]), and a word whose first letter no
+/// op name has is answered at once.
 pub fn op_by_name(name: &str) -> Option<&'static OpDesc> {
-    static OPS: OnceLock<Names<&'static OpDesc>> = OnceLock::new();
-    let ops = OPS.get_or_init(|| {
+    static OPS: OnceLock<(Names<&'static OpDesc>, [bool; 256])> = OnceLock::new();
+    let (ops, firsts) = OPS.get_or_init(|| {
         let ops = &tables().ops;
         let names = ops.iter().flat_map(|o| [(&o.mnemonic, o), (&o.doc, o)]);
-        Names::new(names.map(|(n, o)| (n.to_ascii_lowercase(), o)))
+        let names: Vec<(String, _)> = names.map(|(n, o)| (n.to_ascii_lowercase(), o)).collect();
+        let mut firsts = [false; 256];
+        for (n, _) in &names {
+            firsts[usize::from(n.as_bytes()[0])] = true;
+        }
+        (Names::new(names.into_iter()), firsts)
     });
-    let mut lower = [0u8; Names::<()>::LONGEST];
-    let lower = lower.get_mut(..name.len())?;
-    lower.copy_from_slice(name.as_bytes());
-    lower.make_ascii_lowercase();
-    ops.get(lower).copied()
+    let first = name.as_bytes().first()?.to_ascii_lowercase();
+    if !firsts[usize::from(first)] {
+        return None;
+    }
+    ops.0.get(&NameKey::new(name.as_bytes(), true)?).copied()
 }
 
-/// Names hashed with FNV-1a (short ASCII words: SipHash costs more than the lookup saves),
-/// the first entry of a name kept.
-pub struct Names<T>(std::collections::HashMap<Box<[u8]>, T, std::hash::BuildHasherDefault<Fnv>>);
+/// Names (short ASCII words) hashed by their bytes read as four words: no per-byte hashing
+/// and no `memcmp` for a lookup. The first entry of a name is kept.
+pub struct Names<T>(std::collections::HashMap<NameKey, T, std::hash::BuildHasherDefault<KeyHash>>);
 
 impl<T> Names<T> {
     /// Names longer than this are none of them.
     const LONGEST: usize = 32;
 
-    fn new(entries: impl Iterator<Item = (String, T)>) -> Self {
+    /// The names of `entries`; the first entry of a name is kept.
+    pub fn new(entries: impl Iterator<Item = (String, T)>) -> Self {
         let mut map = std::collections::HashMap::default();
         for (name, value) in entries {
-            assert!(
-                name.len() <= Self::LONGEST,
-                "vISA table name `{name}` too long"
-            );
-            map.entry(name.into_bytes().into_boxed_slice())
-                .or_insert(value);
+            let key = NameKey::new(name.as_bytes(), false)
+                .unwrap_or_else(|| panic!("vISA table name `{name}` too long"));
+            map.entry(key).or_insert(value);
         }
         Names(map)
     }
 
-    fn get(&self, name: &[u8]) -> Option<&T> {
-        self.0.get(name)
+    /// What `name` stands for.
+    pub fn get(&self, name: &[u8]) -> Option<&T> {
+        self.0.get(&NameKey::new(name, false)?)
+    }
+}
+
+/// A name of at most [`Names::LONGEST`] bytes: its length and its bytes, zero-padded.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct NameKey {
+    len: usize,
+    words: [u64; 4],
+}
+
+impl NameKey {
+    /// The key of `name`, in lower case when `lower` says so; `None` when it is too long.
+    fn new(name: &[u8], lower: bool) -> Option<NameKey> {
+        if name.len() > Names::<()>::LONGEST {
+            return None;
+        }
+        let mut words = [0u64; 4];
+        for (i, b) in name.iter().enumerate() {
+            let b = if lower { b.to_ascii_lowercase() } else { *b };
+            words[i / 8] |= u64::from(b) << (8 * (i % 8));
+        }
+        Some(NameKey {
+            len: name.len(),
+            words,
+        })
+    }
+}
+
+impl std::hash::Hash for NameKey {
+    /// The words and the length mixed into one (multiply-rotate), handed to [`KeyHash`].
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let mut h = self.len as u64;
+        for w in self.words {
+            h = (h ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
+        }
+        state.write_u64(h);
+    }
+}
+
+/// The hasher of [`NameKey`]s: the key mixes itself, this keeps the one word it writes.
+#[derive(Default)]
+pub struct KeyHash(u64);
+
+impl std::hash::Hasher for KeyHash {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut fnv = Fnv::default();
+        fnv.write(bytes);
+        self.0 ^= fnv.finish();
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
 
@@ -557,9 +616,14 @@ pub fn mnemonics() -> &'static Mnemonics {
 /// a sampler op of `visa.toml` (any case, with the seeds' spellings) or one of
 /// `visa_mnemonics.toml` (case-sensitive, as IGC's lexer).
 pub fn is_mnemonic(name: &str) -> bool {
+    is_igc_mnemonic(name) || op_by_name(name).is_some()
+}
+
+/// Whether `name` is one of `visa_mnemonics.toml` (case-sensitive, as IGC's lexer).
+pub fn is_igc_mnemonic(name: &str) -> bool {
     static IGC: OnceLock<Names<()>> = OnceLock::new();
     let igc = IGC.get_or_init(|| Names::new(mnemonics().mnemonics.iter().map(|m| (m.clone(), ()))));
-    igc.get(name.as_bytes()).is_some() || op_by_name(name).is_some()
+    igc.get(name.as_bytes()).is_some()
 }
 
 /// Every mnemonic, for hints.
