@@ -101,7 +101,10 @@ load_env() { # load_env ISA: source the oracle's env.sh if it is there
 
 # measure KEY CMD...: runs CMD once untimed, then RUNS times under /usr/bin/time -v (standard
 # output to $work/out/KEY.stdout); stores the medians in wall[KEY], cpu[KEY], rss[KEY] (MiB).
+# When $fresh names a directory, it is emptied (untimed, then `sync`) before every run: the
+# command then writes new files rather than replacing those of the run before.
 declare -A wall=() cpu=() rss=()
+fresh=""
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 measure() {
   local key=$1; shift
@@ -110,6 +113,7 @@ measure() {
   "$@" > "$work/out/$key.stdout" 2> "$dir/warmup.stderr" || true
   local i
   for ((i = 1; i <= runs; i++)); do
+    [ -z "$fresh" ] || { rm -rf "$fresh"; mkdir -p "$fresh"; sync; }
     /usr/bin/time -v -o "$dir/$i.time" "$@" > "$work/out/$key.stdout" 2> "$dir/$i.stderr" || true
   done
   wall[$key]=$(for ((i = 1; i <= runs; i++)); do
@@ -241,11 +245,18 @@ if wants dxbc; then
     measure dx_wine "$WINE" "$D3DTOOL" disasm-list "Z:$work/dx_wine.list" "Z:$work/dx_wine"
     row dx_wine "Wine D3DDisassemble, all blobs in one process"
     echo "  outputs: texlate $(find "$work/dx_batch" -name '*.asm' | wc -l), Wine $(find "$work/dx_wine" -type f | wc -l)"
+    # The runs above replace the outputs of the run before (texlate: a new file renamed over
+    # the old one; Wine: the old one truncated and rewritten). Into an empty directory:
+    fresh=$work/dx_batch_fresh measure dx_batch_fresh "$texlate" disasm --isa dxbc "$blobs" -o "$work/dx_batch_fresh"
+    row dx_batch_fresh "texlate batch as above, into an empty directory"
+    fresh=$work/dx_wine_fresh measure dx_wine_fresh "$WINE" "$D3DTOOL" disasm-list "Z:$work/dx_wine.list" "Z:$work/dx_wine_fresh"
+    row dx_wine_fresh "Wine as above, into an empty directory"
   else
     echo "  Wine D3DDisassemble: not installed, skipped (../shared/oracles/dxbc/setup.sh)"
   fi
   [ -n "${wall[dx_vkd3d]:-}" ] && ratio dx_vkd3d dx_batch "vkd3d-compiler per blob"
   [ -n "${wall[dx_wine]:-}" ] && ratio dx_wine dx_batch "Wine D3DDisassemble (all blobs)"
+  [ -n "${wall[dx_wine_fresh]:-}" ] && ratio dx_wine_fresh dx_batch_fresh "Wine D3DDisassemble (all blobs, empty directory)"
   ratio dx_single dx_batch "texlate per blob"
 fi
 

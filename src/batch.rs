@@ -43,7 +43,7 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fmt;
 use std::fs;
-use std::io::{self, Read, Seek, Write};
+use std::io::{self, BufRead, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -153,9 +153,36 @@ pub fn igc_relaxation_warning(isa: Isa, bytes: &[u8], options: ReadOptions) -> O
     }
     let text = std::str::from_utf8(bytes).ok()?;
     let e = crate::parse_text_with(isa, text, ReadOptions::default()).err()?;
-    Some(format!(
-        "{e} (IGC 1.0.12504 writes this itself, so it is read; --strict refuses it)"
-    ))
+    Some(relaxation_warning(&e))
+}
+
+/// The warning about an input read IGC's way that a strict reading refuses with `e`.
+fn relaxation_warning(e: &Error) -> String {
+    format!("{e} (IGC 1.0.12504 writes this itself, so it is read; --strict refuses it)")
+}
+
+/// The input decoded as [`crate::decode_with`] does, with [`igc_relaxation_warning`]'s
+/// warning: vISA text read IGC's way is read once (`visa::parse_text_relaxed`), not once
+/// strictly for the warning and again for the program.
+fn decode_warned(
+    isa: Isa,
+    bytes: &[u8],
+    options: ReadOptions,
+) -> (Result<Program, Error>, Option<String>) {
+    let relaxed_text =
+        (isa == Isa::Visa && options.igc_compatible && !isa::codec(isa).looks_binary(bytes))
+            .then(|| std::str::from_utf8(bytes).ok())
+            .flatten();
+    match relaxed_text {
+        Some(text) => {
+            let (program, strict_refusal) = visa::parse_text_relaxed(text);
+            (program, strict_refusal.as_ref().map(relaxation_warning))
+        }
+        None => (
+            crate::decode_with(isa, bytes, options),
+            igc_relaxation_warning(isa, bytes, options),
+        ),
+    }
 }
 
 /// vISA binary output holds texture instructions only: declarations and other instructions
@@ -178,25 +205,35 @@ pub fn unencoded_lines_note(isa: Isa, form: Form, program: &Program) -> Option<S
     })
 }
 
-/// Translates one input (`name` for messages, its `bytes`) as `translate` does, with the
-/// translation (its Report on demand; its output bytes moved into the [`Output`]); warnings and
-/// notes go to `notes`, also when the input then fails.
+/// Translates one input (`name` for messages, its `bytes`) as `translate` does: the output
+/// (its bytes moved into the [`Output`]), the translation without its output, and its Report
+/// when `report` asks for it (otherwise nothing is kept for one:
+/// [`translate::translate_program_output`]); warnings and notes go to `notes`, also when the
+/// input then fails.
 pub fn translate_input(
     name: &str,
     bytes: &[u8],
     options: &translate::Options,
+    report: bool,
     notes: &mut Vec<Note>,
-) -> Result<(Output, translate::Translation), Box<Diagnostic>> {
+) -> Result<(Output, translate::Translated, Option<translate::Report>), Box<Diagnostic>> {
     refuse_isa_container(options.from, name, bytes)?;
-    let warning = igc_relaxation_warning(options.from, bytes, options.read);
+    let (source, warning) = decode_warned(options.from, bytes, options.read);
     notes.extend(warning.map(|message| Note {
         level: NoteLevel::Warning,
         message,
     }));
     let fail = |e: Error| Box::new(diagnose(options.from, name, bytes, Some(options), &e));
-    let source = crate::decode_with(options.from, bytes, options.read).map_err(fail)?;
+    let source = source.map_err(fail)?;
     let (instructions, texture_instructions) = counts(&source);
-    let mut t = translate::translate_program(source, options).map_err(fail)?;
+    let (mut t, report) = if report {
+        let t = translate::translate_program(source, options).map_err(fail)?;
+        let report = t.report();
+        (translate::Translated::from(t), Some(report))
+    } else {
+        let t = translate::translate_program_output(source, options).map_err(fail)?;
+        (t, None)
+    };
     notes.extend(report_warnings(&t.warnings));
     let warnings = isa::codec(options.to).encode_warnings(&t.program, options.emit);
     notes.extend(warnings.into_iter().map(|message| Note {
@@ -215,7 +252,7 @@ pub fn translate_input(
         instructions,
         texture_instructions,
     };
-    Ok((output, t))
+    Ok((output, t, report))
 }
 
 /// The Report's warnings shown with a translation (what it could not keep exactly): the first
@@ -306,6 +343,17 @@ impl DisasmInput {
     }
 }
 
+impl DisasmInput {
+    /// The first bytes of the input (all of a whole one, what the buffer holds of a streamed
+    /// one: its container magic), leaving it unread.
+    fn head(&mut self) -> Result<&[u8], FileError> {
+        match self {
+            DisasmInput::Whole(bytes) => Ok(bytes),
+            DisasmInput::Streamed { file, .. } => file.fill_buf().map_err(FileError::Read),
+        }
+    }
+}
+
 /// A writer that remembers whether writing failed, to tell the output's I/O errors from
 /// the input's in a stream.
 struct Tracked<'a> {
@@ -371,6 +419,54 @@ pub fn transcode_to_with(
     stream_to(isa, name, input, out, |input, out| {
         stream::transcode(isa, input, read, emit, out)
     })
+}
+
+/// Opens the file at `path` for an identity translation (`from == to`) that streams
+/// ([`transcode_to_with`]) where that writes what the whole-program path
+/// ([`translate_input`]) writes, and the whole path adds nothing to it: `None` sends the input
+/// down the whole path. The whole path is needed for a bindings or register-map file (read
+/// and checked even when nothing is moved) and for the notes only it gives: DX binary output
+/// from a listing (the profile it assumes when the listing names none), vISA binary output
+/// from text (the lines it leaves out), vISA text read IGC's way (a strict parse of the whole
+/// file finds what IGC relaxes). NVIDIA inputs of any form stream; DX and vISA listings to
+/// text, and binaries to any form, stream. A binary is told from text as the codec tells it,
+/// on the whole file (DX: the container magic, or a version and a length token matching the
+/// file's length) or on its first 64 KiB ([`DisasmInput::open`]: a zero byte, which a vISA
+/// instruction stream has and vISA text cannot).
+pub fn open_identity(path: &Path, options: &translate::Options) -> io::Result<Option<DisasmInput>> {
+    if options.from != options.to || options.bindings.is_some() || options.regmap.is_some() {
+        return Ok(None);
+    }
+    let isa = options.from;
+    let text_streams = options.emit == Form::Text
+        && match isa {
+            Isa::Nvidia | Isa::Dxbc => true,
+            Isa::Visa => !options.read.igc_compatible,
+        };
+    if isa == Isa::Nvidia || text_streams {
+        // Listings and `.visaasm` dumps stream line by line from the file; NVIDIA tells its
+        // binaries from its listings by their bytes as it reads.
+        return Ok(Some(DisasmInput::Streamed {
+            path: path.to_path_buf(),
+            file: io::BufReader::new(fs::File::open(path)?),
+        }));
+    }
+    let binary = match DisasmInput::open(path)? {
+        DisasmInput::Whole(bytes) => {
+            let binary = isa::codec(isa).looks_binary(&bytes) && !visa::is_isa_container(&bytes);
+            binary.then_some(DisasmInput::Whole(bytes))
+        }
+        // A zero byte in the first 64 KiB, and no `.isa` container: vISA binary; DX decides
+        // on the whole file (it is read whole to be checked anyway).
+        streamed @ DisasmInput::Streamed { .. } if isa == Isa::Visa => Some(streamed),
+        DisasmInput::Streamed { path, .. } => {
+            let bytes = fs::read(path)?;
+            isa::codec(isa)
+                .looks_binary(&bytes)
+                .then_some(DisasmInput::Whole(bytes))
+        }
+    };
+    Ok(binary)
 }
 
 /// Runs a stream over `input` into `out`, telling the output's I/O errors from the input's
@@ -614,8 +710,17 @@ impl Job {
         };
         match self {
             Job::Translate(options) => {
+                if let Some(mut input) =
+                    open_identity(&entry.input, options).map_err(FileError::Read)?
+                {
+                    // An identity translation from a binary writes the container it read.
+                    let path = output(self.output_extension(input.head()?))?;
+                    return write_atomic_with(&path, |w| {
+                        transcode_to_with(options.from, &name, input, options.read, options.emit, w)
+                    });
+                }
                 let bytes = fs::read(&entry.input).map_err(FileError::Read)?;
-                let (out, _) = translate_input(&name, &bytes, options, notes)?;
+                let (out, ..) = translate_input(&name, &bytes, options, false, notes)?;
                 let path = output(self.output_extension(&out.bytes))?;
                 write_atomic(&path, &out.bytes).map_err(FileError::Write)?;
                 Ok((out.instructions, out.texture_instructions))

@@ -37,6 +37,7 @@ pub mod batch;
 pub mod check;
 pub mod diagnostic;
 pub mod error;
+pub mod hash;
 pub mod ir;
 pub mod isa;
 pub mod mappings;

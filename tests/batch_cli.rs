@@ -4,39 +4,17 @@
 
 mod support;
 
+use support::cli::{arg as s, scratch, stderr, texlate, texlate_stdin};
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
-
-fn texlate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_texlate"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("texlate runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("texlate-batch-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
 
 fn write(path: &Path, bytes: &[u8]) -> String {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, bytes).unwrap();
     path.to_str().unwrap().to_string()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// Every file below `dir`, relative, `/`-separated.
@@ -762,4 +740,108 @@ fn an_igc_dump_directory_translates_its_visaasm() {
     let summary: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(summary["files"], visaasm.len());
     assert_eq!(summary["written"], visaasm.len());
+}
+
+/// Identity translations in a batch stream where single runs do (`batch::open_identity`):
+/// every output (its name and bytes) and every refusal (its message and location) is what a
+/// single run of the whole-program path writes, for each ISA, text and binary inputs (and a
+/// binary cut short), to each form, reading strictly and IGC's way.
+#[test]
+fn identity_batches_write_what_whole_runs_write() {
+    let dir = scratch("identity");
+    let cases = [
+        (
+            "dxbc",
+            "tests/cases/dxbc/every_op.asm",
+            "asm",
+            "dxbc",
+            &["text", "binary", "tokens"][..],
+        ),
+        (
+            "nvidia",
+            "tests/cases/nvidia/emit_all.sm_50.nvdisasm.txt",
+            "sass",
+            "bin",
+            &["text", "binary"][..],
+        ),
+        (
+            "visa",
+            "tests/cases/visa/all_ops.visaasm",
+            "visaasm",
+            "bin",
+            &["text", "binary"][..],
+        ),
+    ];
+    let (mut same_output, mut same_refusal) = (0, 0);
+    for (isa, fixture, text_ext, bin_ext, emits) in cases {
+        let text = std::fs::read(fixture).unwrap();
+        let to_binary = [
+            "translate",
+            "--from",
+            isa,
+            "--to",
+            isa,
+            "--emit",
+            "binary",
+            "-",
+        ];
+        let o = texlate_stdin(&to_binary, &text);
+        assert!(o.status.success(), "{isa}: {}", stderr(&o));
+        let binary = o.stdout;
+        let inputs = dir.join(format!("in-{isa}"));
+        let cut = &binary[..binary.len() - 3];
+        let files: [(String, &[u8]); 3] = [
+            (format!("text.{text_ext}"), &text),
+            (format!("bin.{bin_ext}"), &binary),
+            (format!("cut.{bin_ext}"), cut),
+        ];
+        for (name, bytes) in &files {
+            write(&inputs.join(name), bytes);
+        }
+        for emit in emits {
+            for strict in [&[][..], &["--strict"][..]] {
+                let args = [
+                    &["translate", "--from", isa, "--to", isa, "--emit", emit][..],
+                    strict,
+                ]
+                .concat();
+                let out = dir.join(format!("out-{isa}-{emit}-{}", strict.len()));
+                let batch = texlate(&[&args[..], &[s(&inputs), "-o", s(&out)][..]].concat());
+                let batch_err = stderr(&batch);
+                let mut written = BTreeSet::new();
+                for (name, bytes) in &files {
+                    let single = texlate_stdin(&[&args[..], &["-"][..]].concat(), bytes);
+                    let stem = name.split('.').next().unwrap();
+                    if single.status.success() {
+                        let found: Vec<String> = tree(&out)
+                            .into_iter()
+                            .filter(|f| f.split('.').next() == Some(stem))
+                            .collect();
+                        assert_eq!(found.len(), 1, "{isa} {emit} {name}: {found:?} {batch_err}");
+                        assert_eq!(
+                            std::fs::read(out.join(&found[0])).unwrap(),
+                            single.stdout,
+                            "{isa} {emit} {strict:?} {name}"
+                        );
+                        written.insert(found[0].clone());
+                        same_output += 1;
+                    } else {
+                        // The whole path's message, located in the file instead of <stdin>.
+                        let message = stderr(&single);
+                        let first = message.lines().next().unwrap();
+                        let path = inputs.join(name);
+                        let expected = first.replace("<stdin>", s(&path));
+                        assert!(
+                            batch_err.contains(&expected),
+                            "{isa} {emit} {name}:\n{expected}\n{batch_err}"
+                        );
+                        same_refusal += 1;
+                    }
+                }
+                assert_eq!(tree(&out), written, "{isa} {emit}: nothing else written");
+            }
+        }
+    }
+    // Every text and whole binary translates; every cut binary is refused (14 batches).
+    assert_eq!((same_output, same_refusal), (28, 14));
 }

@@ -1,45 +1,14 @@
 //! The `texlate` command line: verbs, exit codes, standard input and output files.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 
 mod support;
 
+use support::cli::{stderr, stdout, texlate, texlate_stdin};
+
 const SAMPLE_LZ: &str = "sample_lz.RGBA (M1, 16) 0x1e3:uw S0 T6 V0057.0 V0053.0 V0059.0";
 const TEXS_WORD: &str = "d83006e060570404";
-
-fn texlate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_texlate"))
-        .args(args)
-        .output()
-        .expect("texlate runs")
-}
-
-fn texlate_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_texlate"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("texlate runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin is piped")
-        .write_all(input)
-        .expect("stdin takes the input");
-    child.wait_with_output().expect("texlate finishes")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
-}
 
 fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/rf_2d_argsampler_f.visaasm")

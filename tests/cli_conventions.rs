@@ -1,32 +1,12 @@
 //! Command-line conventions: exit codes by cause, a closed pipe, diagnostics (plain, coloured,
 //! JSON), `disasm` given text, `explain --all`, shell completions and the man page.
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod support;
 
-fn texlate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_texlate"))
-        .args(args)
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("texlate runs")
-}
+use support::cli::{scratch, stderr, stdout, texlate, texlate_stdin};
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("texlate-conv-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let p = dir.join(name);
@@ -262,20 +242,10 @@ fn completions_and_man_page() {
 
 #[test]
 fn standard_input_is_named_in_diagnostics() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_texlate"))
-        .args(["asm", "--isa", "nvidia", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"TEX R0, R0, 0x0, 2D, 0x\n")
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = texlate_stdin(
+        &["asm", "--isa", "nvidia", "-"],
+        b"TEX R0, R0, 0x0, 2D, 0x\n",
+    );
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("--> <stdin>:1:22"), "{}", stderr(&o));
 }

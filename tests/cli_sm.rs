@@ -2,22 +2,9 @@
 //! `explain` and `check` read NVIDIA words and text for the SM it names (words and texts from
 //! `tests/cases/nvidia/field_sweep.tsv`, nvdisasm 12.4's).
 
-use std::process::{Command, Output};
+mod support;
 
-fn texlate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_texlate"))
-        .args(args)
-        .output()
-        .expect("texlate runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use support::cli::{stderr, stdout, texlate};
 
 /// `TEX.LC` (bit 58): nvdisasm prints it from SM52 on.
 const TEX_LC: (&str, &str) = ("c43806e7a0c70804", "TEX.LC R4, R8, R12, 0x6e, 2D, 0xf");

@@ -1,29 +1,15 @@
 //! `texlate translate`, `explain` and `check` across ISAs: options, the Report, and bad
 //! bindings and register maps (typed errors with line and column; nothing written).
 
+mod support;
+
+use support::cli::{stderr, stdout, texlate, texlate_stdin};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn texlate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_texlate"))
-        .args(args)
-        .output()
-        .expect("texlate runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
-}
 
 /// A fresh scratch directory holding `files`.
 fn scratch(name: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("texlate-tcli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let dir = support::cli::scratch(name);
     for (f, text) in files {
         std::fs::write(dir.join(f), text).expect("scratch file");
     }
@@ -452,12 +438,7 @@ fn nvidia_identity_binary_streams_the_words() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(std::fs::read(&out).unwrap(), bytes);
     // The same as the whole-program path (standard input is read whole).
-    let whole = Command::new(env!("CARGO_BIN_EXE_texlate"))
-        .args(args)
-        .arg("-")
-        .stdin(std::fs::File::open(dir.join("in.bin")).unwrap())
-        .output()
-        .unwrap();
+    let whole = texlate_stdin(&[&args[..], &["-"][..]].concat(), &bytes);
     assert!(whole.status.success(), "{}", stderr(&whole));
     assert_eq!(whole.stdout, bytes);
     // 4 bytes short of a word: refused at the offset, no output file.
@@ -469,13 +450,19 @@ fn nvidia_identity_binary_streams_the_words() {
     assert!(!dir.join("bad.out").exists());
 }
 
-/// A DXBC identity translation to text, and a vISA one read strictly, stream from the file
-/// (line by line, no Program) and write what the whole-program path writes (standard input is
-/// read whole); a bad line is refused at the same line and column, nothing written.
+/// A DXBC or NVIDIA identity translation to text, and a vISA one read strictly, stream from
+/// the file (line by line, no Program) and write what the whole-program path writes
+/// (standard input is read whole); a bad line is refused at the same line and column,
+/// nothing written.
 #[test]
-fn dxbc_and_strict_visa_identity_text_streams_as_the_whole_path() {
+fn identity_text_streams_as_the_whole_path() {
     let cases = [
         ("dxbc", "tests/cases/dxbc/every_op.asm", &[][..]),
+        (
+            "nvidia",
+            "tests/cases/nvidia/txq_dual_issue.sm_50.sass",
+            &[][..],
+        ),
         (
             "visa",
             "tests/cases/visa/all_ops.visaasm",
@@ -486,6 +473,7 @@ fn dxbc_and_strict_visa_identity_text_streams_as_the_whole_path() {
         let text = std::fs::read_to_string(fixture).unwrap();
         let bad_line = match isa {
             "dxbc" => "frobnicate r0.x\n",
+            "nvidia" => "FROBNICATE R0, R1 ;\n",
             _ => "frobnicate (M1, 16) V32(0,0)<1> 0x0:ud\n",
         };
         // The bad line goes before the last line (`ret`), as line `n`.
@@ -503,12 +491,8 @@ fn dxbc_and_strict_visa_identity_text_streams_as_the_whole_path() {
             texlate(&[&args[..], &[input.as_str(), "-o", output.as_str()][..]].concat())
         };
         let run_stdin = |name: &str| {
-            Command::new(env!("CARGO_BIN_EXE_texlate"))
-                .args(&args)
-                .arg("-")
-                .stdin(std::fs::File::open(dir.join(name)).unwrap())
-                .output()
-                .unwrap()
+            let input = std::fs::read(dir.join(name)).unwrap();
+            texlate_stdin(&[&args[..], &["-"][..]].concat(), &input)
         };
         let o = run_file("in.txt", "out.txt");
         assert!(o.status.success(), "{isa}: {}", stderr(&o));

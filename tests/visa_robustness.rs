@@ -155,3 +155,74 @@ fn corpus_text_and_binary_cut_and_corrupted() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `visa::parse_text_relaxed` against the two readings it stands for: the program read IGC's
+/// way, and the error a strict reading gives (`translate`'s warning).
+fn relaxed_is_both_readings(src: &str) -> Result<(), String> {
+    let (program, refusal) = visa::parse_text_relaxed(src);
+    let relaxed = visa::parse_text_with(src, Checks::IgcCompatible);
+    let strict = visa::parse_text(src).err();
+    if format!("{program:?}") != format!("{relaxed:?}") {
+        return Err(format!("program {program:?}, read IGC's way {relaxed:?}"));
+    }
+    if format!("{refusal:?}") != format!("{strict:?}") {
+        return Err(format!(
+            "strict refusal {refusal:?}, strict reading {strict:?}"
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn relaxed_reading_is_both_readings() {
+    // The fixture with a gather4 mixing F and HF parameters (IGC's own half-precision
+    // output): read IGC's way, refused by a strict reading.
+    let mixed = ALL_OPS.replacen("DST.0 U.0 V.0", "DST.0 U.0 VH.0", 1);
+    assert!(mixed != ALL_OPS);
+    let (program, refusal) = visa::parse_text_relaxed(&mixed);
+    assert!(program.is_ok(), "{program:?}");
+    let refusal = refusal.expect("a strict reading refuses mixed F and HF parameters");
+    assert!(refusal.to_string().contains("param-type"), "{refusal}");
+    let mut failures = Vec::new();
+    for src in [ALL_OPS.to_string(), mixed.clone()] {
+        no_panic(&mut failures, "whole", || relaxed_is_both_readings(&src));
+    }
+    // Every prefix and corruption of every sampler line, after the declarations and after the
+    // mixed line (a relaxed line followed by one either reading refuses, or by a second
+    // relaxed one).
+    let (header, lines) = split_header(&mixed, |l| l.contains("sample_3d"));
+    let mixed_line = lines
+        .iter()
+        .find(|l| l.contains("VH.0"))
+        .expect("the mixed line");
+    for prefix in [header.clone(), format!("{header}{mixed_line}\n")] {
+        lines_cut_and_corrupted(
+            &mut failures,
+            &prefix,
+            &lines,
+            &TEXT_SUBSTITUTES,
+            relaxed_is_both_readings,
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn corpus_relaxed_reading_is_both_readings() {
+    let Some(dumps) = corpus_dumps() else { return };
+    let mut failures = Vec::new();
+    for (k, path) in dumps.iter().enumerate() {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let src = fs::read_to_string(path).unwrap();
+        no_panic(&mut failures, &name, || relaxed_is_both_readings(&src));
+        // Every 8th dump also cut short at 8 points.
+        if k % 8 == 0 {
+            for cut in cuts(&src, 8) {
+                no_panic(&mut failures, &format!("{name} prefix {cut}"), || {
+                    relaxed_is_both_readings(&src[..cut])
+                });
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

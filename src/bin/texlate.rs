@@ -676,36 +676,16 @@ fn run(cli: Cli, color: bool) -> Result<(), Failure> {
                 let job = batch::Job::Translate(Box::new(options));
                 return run_batch(job, &input, output.as_deref(), batch_args, json, color);
             }
-            // An identity translation of a file streams (`texlate::stream::transcode`: the
-            // same bytes, without a Program) where the whole-program path would add nothing
-            // to it: its Report (`--json`) and the bindings and register-map files (read and
-            // checked even when nothing is moved) need that path, and so do the notes only
-            // it gives — DX binary output from a listing without a profile line, vISA binary
-            // output (lines it leaves out), vISA text read IGC's way (a strict parse of the
-            // whole file finds what IGC relaxes).
+            // An identity translation of a file streams where the whole-program path would
+            // add nothing to it (`batch::open_identity`); its Report (`--json`) needs that path.
             let file = &input[0];
-            let streams = options.from == options.to
-                && !json
-                && options.bindings.is_none()
-                && options.regmap.is_none()
-                && file.as_os_str() != "-"
-                && match options.from {
-                    Isa::Nvidia => true,
-                    Isa::Dxbc => options.emit == Form::Text,
-                    Isa::Visa => options.emit == Form::Text && !options.read.igc_compatible,
-                };
-            if streams {
+            let opened = if json || file.as_os_str() == "-" {
+                None
+            } else {
+                batch::open_identity(file, &options).map_err(|e| io_error("reading", file, e))?
+            };
+            if let Some(source) = opened {
                 let name = file.display().to_string();
-                let opened = match options.from {
-                    // Word streams and cubins are told apart from listings by their bytes.
-                    Isa::Nvidia => batch::DisasmInput::open(file),
-                    // Listings and `.visaasm` dumps stream line by line from the file.
-                    _ => std::fs::File::open(file).map(|f| batch::DisasmInput::Streamed {
-                        path: file.clone(),
-                        file: io::BufReader::new(f),
-                    }),
-                };
-                let source = opened.map_err(|e| io_error("reading", file, e))?;
                 return stream_output(output.as_deref(), &name, |out| {
                     batch::transcode_to_with(
                         options.from,
@@ -719,14 +699,18 @@ fn run(cli: Cli, color: bool) -> Result<(), Failure> {
             }
             let source = Source::read(file)?;
             let mut notes = Vec::new();
-            let result = batch::translate_input(&source.name, &source.bytes, &options, &mut notes);
+            let result =
+                batch::translate_input(&source.name, &source.bytes, &options, json, &mut notes);
             notes.iter().for_each(print_note);
-            let (out, translation) = result.map_err(Failure::Diag)?;
-            if json {
-                write_output(output.as_deref(), translation.report().to_json().as_bytes())
-            } else {
-                write_output(output.as_deref(), &out.bytes)
-            }
+            let (out, translation, report) = result.map_err(Failure::Diag)?;
+            let written = match report {
+                Some(report) => write_output(output.as_deref(), report.to_json().as_bytes()),
+                None => write_output(output.as_deref(), &out.bytes),
+            };
+            // The process ends next: the input, output and target program are not freed piece
+            // by piece (a fifth of a large translation's time).
+            std::mem::forget((source, out, translation));
+            written
         }
         Command::Disasm {
             isa: isa_arg,

@@ -11,6 +11,9 @@ pub trait TextOut {
     fn push_ascii(&mut self, b: u8);
     /// The length in bytes.
     fn text_len(&self) -> usize;
+    /// Overwrites the ASCII text at byte `at` with `ascii`, as long (a field printed at a
+    /// fixed width, rewritten once known).
+    fn overwrite_ascii(&mut self, at: usize, ascii: &[u8]);
 }
 
 impl TextOut for String {
@@ -23,6 +26,9 @@ impl TextOut for String {
     fn text_len(&self) -> usize {
         self.len()
     }
+    fn overwrite_ascii(&mut self, at: usize, ascii: &[u8]) {
+        self.replace_range(at..at + ascii.len(), &String::from_utf8_lossy(ascii));
+    }
 }
 
 impl TextOut for Vec<u8> {
@@ -34,6 +40,9 @@ impl TextOut for Vec<u8> {
     }
     fn text_len(&self) -> usize {
         self.len()
+    }
+    fn overwrite_ascii(&mut self, at: usize, ascii: &[u8]) {
+        self[at..at + ascii.len()].copy_from_slice(ascii);
     }
 }
 
@@ -93,6 +102,15 @@ pub fn push_hex_digits(out: &mut (impl TextOut + ?Sized), n: u64, min: u32) {
     for k in (0..digits).rev() {
         out.push_ascii(HEX_DIGITS[((n >> (4 * k)) & 0xf) as usize]);
     }
+}
+
+/// The 16 lowercase hex digits of `n`, as `{:016x}` prints them.
+pub fn hex16_digits(n: u64) -> [u8; 16] {
+    let mut digits = [0u8; 16];
+    for (k, d) in digits.iter_mut().enumerate() {
+        *d = HEX_DIGITS[((n >> (60 - 4 * k)) & 0xf) as usize];
+    }
+    digits
 }
 
 /// Appends `n` as `{:#018x}` prints it (`0x` and 16 digits).

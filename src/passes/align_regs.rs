@@ -10,10 +10,9 @@
 //! into fresh scalars likewise, and so are the immediate sources of ALU instructions on a
 //! target whose ALU reads registers only (NVIDIA: only `MOV32I` takes one).
 
-use std::collections::HashMap;
-
 use super::{expand_tex, virtual_reg, PassContext};
 use crate::error::Error;
+use crate::hash::FastMap;
 use crate::ir::layout::{GroupLayout, Operand, RegGroup};
 use crate::ir::{
     AluOp, Imm, Item, Lod, Offset, Reg, RegFile, ResRef, Scalar, ScalarType, TexInstr, TexOp,
@@ -59,7 +58,7 @@ pub fn operand_mut(t: &mut TexInstr, op: Operand) -> Option<&mut Scalar> {
 }
 
 /// Whether `scalars` already lie as `layout` asks.
-fn laid_out(layout: GroupLayout, scalars: &[Scalar], virtuals: &HashMap<u32, GroupLayout>) -> bool {
+fn laid_out(layout: GroupLayout, scalars: &[Scalar], virtuals: &FastMap<u32, GroupLayout>) -> bool {
     let regs: Vec<Reg> = scalars
         .iter()
         .filter_map(|s| match s {

@@ -8,13 +8,14 @@
 //! free, with its layout's constraint (`align_regs`: an NVIDIA vector aligned to its length,
 //! a DX vector in one register, vISA channel blocks in one variable).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use petgraph::graph::{NodeIndex, UnGraph};
 
 use super::map_regs::{channel_stride, visa_type};
 use super::PassContext;
 use crate::error::Error;
+use crate::hash::FastMap;
 use crate::ir::layout::GroupLayout;
 use crate::ir::{Item, Reg, RegFile, Scalar, Span, Variable};
 use crate::mappings::targets::RegisterModel;
@@ -59,7 +60,7 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
         ctx.target.caps.register_count,
     );
     let stride = channel_stride(ctx.simd, ctx.target.caps.grf_bytes);
-    let mut live: HashMap<u32, Live> = HashMap::new();
+    let mut live: FastMap<u32, Live> = FastMap::default();
     let mut used: BTreeSet<u32> = ctx.regmap.entries.values().map(|r| r.index).collect();
     for (i, item) in items.iter_mut().enumerate() {
         let span = span_of(item);
@@ -104,7 +105,8 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
             .map_or(first, |m| m.saturating_add(1).max(first)),
     };
     // Virtual vector → first target index; by node, the same.
-    let mut placed: HashMap<u32, u32> = HashMap::with_capacity(order.len());
+    let mut placed: FastMap<u32, u32> =
+        FastMap::with_capacity_and_hasher(order.len(), Default::default());
     let mut placed_node: Vec<Option<u32>> = vec![None; order.len()];
     let mut taken_by_neighbours: Vec<(u32, u32)> = Vec::new();
     for (k, &(v, l)) in order.iter().enumerate() {

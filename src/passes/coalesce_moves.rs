@@ -11,10 +11,9 @@
 //! readers of `B.k` read `A.i` and the move goes (a query's results moved out of the vector
 //! the target writes, into the temporaries a conversion reads).
 
-use std::collections::{HashMap, HashSet};
-
 use super::PassContext;
 use crate::error::Error;
+use crate::hash::{FastMap, FastSet};
 use crate::ir::{AluOp, Item, Reg, RegFile, Scalar};
 
 fn for_each_reg(item: &mut Item, mut f: impl FnMut(&mut Reg, bool)) {
@@ -47,7 +46,7 @@ struct Uses {
 /// Runs the pass.
 pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
     // Reads and writes of every virtual element, and where it is named, in one walk.
-    let mut uses: HashMap<(u32, u32), Uses> = HashMap::new();
+    let mut uses: FastMap<(u32, u32), Uses> = FastMap::default();
     for (i, item) in items.iter_mut().enumerate() {
         for_each_reg(item, |r, write| {
             if r.file == RegFile::Virtual {
@@ -61,9 +60,9 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
             }
         });
     }
-    let mut rename: HashMap<(u32, u32), Reg> = HashMap::new();
+    let mut rename: FastMap<(u32, u32), Reg> = FastMap::default();
     // The elements `rename` renames to (all virtual), so that a look-up by value is one probe.
-    let mut renamed_to: HashSet<(u32, u32)> = HashSet::new();
+    let mut renamed_to: FastSet<(u32, u32)> = FastSet::default();
     let mut drop = vec![false; items.len()];
     for (i, item) in items.iter().enumerate() {
         let Item::Alu(a) = item else { continue };

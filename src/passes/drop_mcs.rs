@@ -23,10 +23,9 @@
 //! their aliases, `PassContext::source_aliases`). Items the translation does not keep
 //! (comments of the source's other instructions) are not readers.
 
-use std::collections::HashSet;
-
 use super::{routed_to, PassContext};
 use crate::error::Error;
+use crate::hash::FastSet;
 use crate::ir::{AluOp, Item, Reg, RegFile, Scalar, TexInstr, TexOp};
 
 /// This pass's name, as `mappings/rules.toml` names it.
@@ -73,7 +72,7 @@ fn plumbing(items: &[Item], at: usize, ctx: &PassContext) -> Result<Vec<usize>, 
     let Item::Tex(mcs) = &items[at] else {
         return Ok(Vec::new());
     };
-    let mut held: HashSet<Reg> = mcs.dsts().iter().filter_map(|s| reg_of(s, ctx)).collect();
+    let mut held: FastSet<Reg> = mcs.dsts().iter().filter_map(|s| reg_of(s, ctx)).collect();
     let mut moves = Vec::new();
     let refuse = |what: String, span| {
         Err(ctx.unsupported(

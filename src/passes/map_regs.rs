@@ -178,9 +178,9 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
         .values()
         .map(|r| (r.index, r.sub))
         .collect();
-    let mut groups: std::collections::HashMap<(RegFile, u32), u32> = Default::default();
+    let mut groups: crate::hash::FastMap<(RegFile, u32), u32> = Default::default();
     // vISA variables made for registers of no known type yet (see below).
-    let mut untyped: std::collections::HashSet<u32> = Default::default();
+    let mut untyped: crate::hash::FastSet<u32> = Default::default();
     // Default group numbers: source temporaries keep their number (so DX r3 ↔ NVIDIA R12..15
     // ↔ vISA V35); everything else after the highest.
     let mut next_group = order

@@ -32,11 +32,10 @@ pub mod offsets_from_register;
 pub mod offsets_to_register;
 pub mod repack_offsets;
 
-use std::collections::HashMap;
-
 use indexmap::IndexMap;
 
 use crate::error::{Error, Location, Unsupported};
+use crate::hash::FastMap;
 use crate::ir::layout::{GroupLayout, RegGroup};
 use crate::ir::{
     AluInstr, AluOp, Exec, Isa, Item, Reg, RegFile, Resource, SamplerDecl, Scalar, ScalarType,
@@ -102,11 +101,11 @@ pub struct PassContext<'a> {
     pub variables: IndexMap<String, Variable>,
     /// Source variables that alias another's storage: variable → (root, byte offset)
     /// (`Codec::aliases`); `map_regs` maps every register through its root.
-    pub source_aliases: HashMap<u32, (u32, u32)>,
+    pub source_aliases: FastMap<u32, (u32, u32)>,
     /// The layout each virtual vector must get (`align_regs`); scalars have none.
-    pub virtual_layouts: HashMap<u32, GroupLayout>,
+    pub virtual_layouts: FastMap<u32, GroupLayout>,
     /// The element type of virtual registers, for targets whose registers are typed (vISA).
-    pub virtual_types: HashMap<(u32, u32), ScalarType>,
+    pub virtual_types: FastMap<(u32, u32), ScalarType>,
     next_virtual: u32,
 }
 
@@ -127,9 +126,9 @@ impl<'a> PassContext<'a> {
             resources: IndexMap::new(),
             samplers: IndexMap::new(),
             variables: IndexMap::new(),
-            source_aliases: HashMap::new(),
-            virtual_layouts: HashMap::new(),
-            virtual_types: HashMap::new(),
+            source_aliases: FastMap::default(),
+            virtual_layouts: FastMap::default(),
+            virtual_types: FastMap::default(),
             next_virtual: 0,
         }
     }

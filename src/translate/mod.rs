@@ -22,6 +22,8 @@ pub use bindings::{Binding, Bindings, ReturnType, Slot};
 pub use regmap::RegisterMap;
 pub use report::Report;
 
+use std::borrow::Cow;
+
 use crate::error::{Error, Unsupported};
 use crate::ir::{Comment, Isa, Item, Lod, Program, TexOp};
 use crate::isa::{codec, EmitOptions, Stage};
@@ -208,6 +210,66 @@ impl Lowered {
 
 /// Translates a decoded program.
 pub fn translate_program(source: Program, options: &Options) -> Result<Translation, Error> {
+    let (t, basis) = translate_parts(source, options, true)?;
+    Ok(Translation {
+        output: t.output,
+        program: t.program,
+        bindings: t.bindings,
+        regmap: t.regmap,
+        warnings: t.warnings,
+        basis: basis.expect("a kept translation has its Report's basis"),
+    })
+}
+
+/// A translation without its Report ([`translate_program_output`]): the output bytes, the
+/// target program they encode and the warnings.
+#[derive(Clone, Debug)]
+pub struct Translated {
+    /// The output bytes: text or binary as [`Options::emit`] asks.
+    pub output: Vec<u8>,
+    /// The target program the output encodes.
+    pub program: Program,
+    /// What the translation could not keep exactly: the Report's warnings.
+    pub warnings: Vec<String>,
+}
+
+impl From<Translation> for Translated {
+    fn from(t: Translation) -> Self {
+        Translated {
+            output: t.output,
+            program: t.program,
+            warnings: t.warnings,
+        }
+    }
+}
+
+/// [`translate_program`] for a caller that will not ask for the Report: the same output,
+/// target program, warnings and errors, but nothing is kept for the Report — the source's
+/// instructions move into the passes instead of being copied, and the target-ready IR is
+/// freed once the backend has emitted the target program (peak memory: one program fewer).
+pub fn translate_program_output(source: Program, options: &Options) -> Result<Translated, Error> {
+    translate_parts(source, options, false).map(|(t, _)| Translated {
+        output: t.output,
+        program: t.program,
+        warnings: t.warnings,
+    })
+}
+
+/// What [`translate_parts`] gives besides the Report's basis.
+struct Parts {
+    output: Vec<u8>,
+    program: Program,
+    bindings: Bindings,
+    regmap: RegisterMap,
+    warnings: Vec<String>,
+}
+
+/// The translation of `source`, and what its Report is built from when `keep` asks for it.
+fn translate_parts(
+    source: Program,
+    options: &Options,
+    keep: bool,
+) -> Result<(Parts, Option<Basis>), Error> {
     if options.from == options.to {
         // Translating refuses what `disasm` prints but the hardware cannot run, in any form.
         let c = codec(options.from);
@@ -220,36 +282,44 @@ pub fn translate_program(source: Program, options: &Options) -> Result<Translati
         let output = crate::encode(options.to, &source, options.emit)?;
         let (bindings, regmap) = parse_files(options)?;
         let warnings = codec(options.to).encode_warnings(&source, options.emit);
-        return Ok(Translation {
+        let parts = Parts {
             output,
             program: source,
             bindings,
             regmap,
             warnings,
-            basis: Basis::Identity,
-        });
+        };
+        return Ok((parts, Some(Basis::Identity)));
     }
-    let lowered = lower_program(source, options)?;
+    let lowered = lower(source, options, keep)?;
     let emit = EmitOptions {
         stage: lowered.stage,
         name: None,
     };
     let program = codec(options.to).emit(&lowered.ir, &emit)?;
-    let output = crate::encode(options.to, &program, options.emit)?;
-    Ok(Translation {
-        output,
-        program,
-        warnings: report::warnings(&lowered.notes),
-        bindings: lowered.bindings,
-        regmap: lowered.regmap,
-        basis: Basis::Lowered(Box::new(LoweredBasis {
-            source: lowered.source,
+    let warnings = report::warnings(&lowered.notes);
+    let basis = match lowered.source {
+        Some(source) => Some(Basis::Lowered(Box::new(LoweredBasis {
+            source,
             ir: lowered.ir,
             notes: lowered.notes,
             non_texture_items: lowered.non_texture_items,
             stage: lowered.stage,
-        })),
-    })
+        }))),
+        None => {
+            drop(lowered.ir);
+            None
+        }
+    };
+    let output = crate::encode(options.to, &program, options.emit)?;
+    let parts = Parts {
+        output,
+        program,
+        bindings: lowered.bindings,
+        regmap: lowered.regmap,
+        warnings,
+    };
+    Ok((parts, basis))
 }
 
 fn parse_files(options: &Options) -> Result<(Bindings, RegisterMap), Error> {
@@ -267,6 +337,32 @@ fn parse_files(options: &Options) -> Result<(Bindings, RegisterMap), Error> {
 /// Runs the passes: `source` lowered to target-ready IR for `options.to`, with what the
 /// Report is built from.
 pub fn lower_program(source: Program, options: &Options) -> Result<Lowered, Error> {
+    let l = lower(source, options, true)?;
+    Ok(Lowered {
+        source: l.source.expect("a kept lowering has its source"),
+        ir: l.ir,
+        stage: l.stage,
+        notes: l.notes,
+        non_texture_items: l.non_texture_items,
+        bindings: l.bindings,
+        regmap: l.regmap,
+    })
+}
+
+/// [`lower`]'s result: a [`Lowered`] whose source is kept only when asked for.
+struct Lowering {
+    source: Option<Program>,
+    ir: Program,
+    stage: Option<Stage>,
+    notes: Vec<Note>,
+    non_texture_items: usize,
+    bindings: Bindings,
+    regmap: RegisterMap,
+}
+
+/// Runs the passes on `source`; keeps the source (for the Report) when `keep_source` says
+/// so, otherwise moves its instructions into the passes.
+fn lower(mut source: Program, options: &Options, keep_source: bool) -> Result<Lowering, Error> {
     let (from, to) = (options.from, options.to);
     let (bindings, regmap) = parse_files(options)?;
     let text_input = source.tex_instrs().any(|t| t.span.line > 0)
@@ -276,48 +372,62 @@ pub fn lower_program(source: Program, options: &Options) -> Result<Lowered, Erro
         });
     let source_codec = codec(from);
     let target_codec = codec(to);
-    // The source's non-texture items become comments, in order. The source is kept for the
-    // Report: the passes get copies of its instructions, the comments are built from it.
-    let mut items = Vec::with_capacity(source.items.len());
+    // What the passes learn from the whole source, read before its items move.
+    let constants = source_codec.constants(&source);
+    let source_aliases = source_codec
+        .aliases(&source)
+        .into_iter()
+        .map(|(v, root, offset)| (v, (root, offset)))
+        .collect();
+    // The source's non-texture items become comments, in order. A kept source stays whole
+    // for the Report (the passes get copies of its instructions); otherwise its items move.
+    let source_items: Box<dyn Iterator<Item = Cow<'_, Item>>> = if keep_source {
+        Box::new(source.items.iter().map(Cow::Borrowed))
+    } else {
+        Box::new(
+            std::mem::take(&mut source.items)
+                .into_iter()
+                .map(Cow::Owned),
+        )
+    };
+    let mut items = Vec::with_capacity(source_items.size_hint().0);
     let mut non_texture = 0;
-    for item in &source.items {
-        match item {
-            Item::Opaque(o) => {
-                // A texture instruction the source decodes but the hardware cannot run
-                // (NVIDIA: a reserved INVALID… value, a vector past R254) is refused, not
-                // carried as a comment.
-                if let Some(e) = source_codec.opaque_refusal(&source, o) {
-                    return Err(e);
-                }
-                non_texture += 1;
-                let text = match &o.text {
-                    Some(t) => t.trim_end().to_string(),
-                    None => crate::isa::hex::bytes_hex(&o.bytes, " "),
-                };
-                if options.strict {
-                    return Err(Error::Unsupported(
-                        Unsupported::new(
-                            format!("the non-texture item `{}`", text.trim()),
-                            from,
-                            to,
-                            "--strict refuses inputs with items texlate does not translate",
-                        )
-                        .at(crate::error::Location::from_span(o.span, o.text.is_some())),
-                    ));
-                }
-                if !text.trim().is_empty() {
-                    items.push(Item::Comment(Comment { text, span: o.span }));
-                }
+    for item in source_items {
+        if let Item::Opaque(o) = &*item {
+            // A texture instruction the source decodes but the hardware cannot run
+            // (NVIDIA: a reserved INVALID… value, a vector past R254) is refused, not
+            // carried as a comment.
+            if let Some(e) = source_codec.opaque_refusal(&source, o) {
+                return Err(e);
             }
-            // An ALU instruction read from the source is the IR's own: what the source's codec
-            // kept of it describes the source, not the target.
-            Item::Alu(a) => {
-                let mut a = a.clone();
-                a.origin = crate::ir::Origin::SYNTHETIC;
-                items.push(Item::Alu(a));
+            non_texture += 1;
+            let text = match &o.text {
+                Some(t) => t.trim_end().to_string(),
+                None => crate::isa::hex::bytes_hex(&o.bytes, " "),
+            };
+            if options.strict {
+                return Err(Error::Unsupported(
+                    Unsupported::new(
+                        format!("the non-texture item `{}`", text.trim()),
+                        from,
+                        to,
+                        "--strict refuses inputs with items texlate does not translate",
+                    )
+                    .at(crate::error::Location::from_span(o.span, o.text.is_some())),
+                ));
             }
-            other => items.push(other.clone()),
+            if !text.trim().is_empty() {
+                items.push(Item::Comment(Comment { text, span: o.span }));
+            }
+            continue;
         }
+        let mut item = item.into_owned();
+        // An ALU instruction read from the source is the IR's own: what the source's codec
+        // kept of it describes the source, not the target.
+        if let Item::Alu(a) = &mut item {
+            a.origin = crate::ir::Origin::SYNTHETIC;
+        }
+        items.push(item);
     }
     let groups = |t: &crate::ir::TexInstr| target_codec.register_groups(t);
     let target = Target {
@@ -329,12 +439,8 @@ pub fn lower_program(source: Program, options: &Options) -> Result<Lowered, Erro
     ctx.simd = options.simd;
     ctx.grad = options.grad;
     ctx.text_input = text_input;
-    ctx.constants = source_codec.constants(&source);
-    ctx.source_aliases = source_codec
-        .aliases(&source)
-        .into_iter()
-        .map(|(v, root, offset)| (v, (root, offset)))
-        .collect();
+    ctx.constants = constants;
+    ctx.source_aliases = source_aliases;
     let items = passes::run(items, &mut ctx)?;
     let mut ir = Program::new(to);
     ir.items = items;
@@ -346,8 +452,8 @@ pub fn lower_program(source: Program, options: &Options) -> Result<Lowered, Erro
     } else {
         Stage::Compute
     }));
-    Ok(Lowered {
-        source,
+    Ok(Lowering {
+        source: keep_source.then_some(source),
         ir,
         stage,
         notes: ctx.notes,

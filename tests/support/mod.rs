@@ -2,6 +2,7 @@
 //! gives when they are absent.
 #![allow(dead_code)]
 
+pub mod cli;
 pub mod translate_corpus;
 
 use std::io::Write as _;

@@ -128,18 +128,30 @@ pub fn constants(program: &Program) -> Vec<Vec<(Reg, u32)>> {
                     }
                 }
             }
-            Item::Opaque(o) if o.bytes.is_empty() => {}
-            Item::Opaque(o) => {
-                let decoded = tokens::dwords(&o.bytes, o.span.offset)
-                    .ok()
-                    .and_then(|w| tokens::decode_instructions(&w).ok());
-                match decoded {
-                    Some(instrs) => instrs.iter().for_each(|(_, i)| step(&mut known, i)),
-                    None => known.kill_all(),
-                }
-            }
-            Item::Alu(_) | Item::Comment(_) => known.kill_all(),
+            Item::Opaque(o) => step_opaque(&mut known, o),
+            // An ALU instruction the codec read back steps as the instructions it was read
+            // from.
+            Item::Alu(a) => match a.source(crate::ir::Isa::Dxbc) {
+                Some(items) => items.iter().for_each(|o| step_opaque(&mut known, o)),
+                None => known.kill_all(),
+            },
+            Item::Comment(_) => known.kill_all(),
         }
     }
     out
+}
+
+/// One source item that is not a texture instruction: its token instructions, decoded (a
+/// listing line without tokens changes nothing).
+fn step_opaque(known: &mut Temps, o: &crate::ir::Opaque) {
+    if o.bytes.is_empty() {
+        return;
+    }
+    let decoded = tokens::dwords(&o.bytes, o.span.offset)
+        .ok()
+        .and_then(|w| tokens::decode_instructions(&w).ok());
+    match decoded {
+        Some(instrs) => instrs.iter().for_each(|(_, i)| step(known, i)),
+        None => known.kill_all(),
+    }
 }

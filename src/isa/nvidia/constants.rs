@@ -307,7 +307,7 @@ fn line_instruction(line: &str) -> &str {
     let body = &line[lead_end(line)..];
     let end = body.find([';', '}']).unwrap_or(body.len());
     let text = &body[..end];
-    match text.find("/*") {
+    match super::listing::find_short(text, "/*") {
         Some(c) => &text[..c],
         None => text,
     }

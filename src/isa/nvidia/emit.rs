@@ -30,8 +30,6 @@
 //! listing, [`super::encode_binary`] the raw word stream, and [`super::parse_text`] reads the
 //! listing back.
 
-use std::collections::HashMap;
-
 use super::alu::{self, alu_table, pred_id, Unit};
 use super::control::BUNDLE_WORDS;
 use super::inst::{NvInst, RZ};
@@ -322,7 +320,7 @@ fn schedule(list: &mut [Instr]) {
     let mut bars: Vec<Option<Pending>> = (0..6).map(|_| None).collect();
     let mut batch_reads = RegSet::default();
     let mut batch_writes = RegSet::default();
-    let mut fixed_writer: HashMap<u16, usize> = HashMap::new();
+    let mut fixed_writer: crate::hash::FastMap<u16, usize> = Default::default();
     let mut cycle = vec![0u32; n];
     for i in 0..n {
         if i > 0 {

@@ -152,12 +152,14 @@ fn dim_code(dim: Dimension, op: OpClass) -> Result<(u8, bool), Refusal> {
                     )
                 }
             };
-            let name = if arrayed {
-                format!("ARRAY_{base}")
-            } else {
-                base.to_string()
+            let name = match (arrayed, base) {
+                (false, base) => base,
+                (true, "1D") => "ARRAY_1D",
+                (true, "2D") => "ARRAY_2D",
+                (true, "3D") => "ARRAY_3D",
+                (true, _) => "ARRAY_CUBE",
             };
-            let code = t.dim_code(&name).ok_or(Refusal {
+            let code = t.dim_code(name).ok_or(Refusal {
                 rule: "dimension",
                 detail: format!("no dimension {name}"),
             })?;

@@ -48,13 +48,22 @@ pub fn parse_text(src: &str) -> Result<Program, Error> {
     parse_text_with(src, Checks::Strict)
 }
 
-/// What [`read_lines`] returns: the declarations, the lines, and each line's instruction.
-type ReadLines<'a> = (Program, Vec<&'a str>, Vec<Option<text::ParsedLine>>);
+/// What [`read_lines`] returns: the declarations, the lines, each line's instruction, and
+/// the first error reading them under [`Checks::Strict`] gives, when `checks` relaxes it.
+type ReadLines<'a> = (
+    Program,
+    Vec<&'a str>,
+    Vec<Option<text::ParsedLine>>,
+    Option<Error>,
+);
 
 /// The declarations of `.visaasm` text (a program holding them) and every line with its
 /// sampler instruction, parsed and checked under `checks` (`None` for other lines, which are
 /// checked to be valid vISA lines of another kind): what [`parse_text_with`] lifts and
-/// [`parse_text_instructions`] hands out as they are.
+/// [`parse_text_instructions`] hands out as they are. Under [`Checks::IgcCompatible`] it also
+/// says what a strict reading refuses: the first line whose instruction only the relaxation
+/// lets through (every earlier line reads alike either way, so this is the error a strict
+/// reading of the whole text stops at).
 fn read_lines(src: &str, checks: Checks) -> Result<ReadLines<'_>, Error> {
     let (lines, crlf, final_newline) = split_lines(src);
     let mut program = Program::new(Isa::Visa);
@@ -67,26 +76,37 @@ fn read_lines(src: &str, checks: Checks) -> Result<ReadLines<'_>, Error> {
     names::read_decls(&lines, &mut program, &mut visa)?;
     program.state = crate::ir::Origin::new(visa);
     let mut parsed_lines = Vec::with_capacity(lines.len());
+    let mut strict_refusal = None;
     {
         let scope = Scope::new(&program);
         let mut in_comment = false;
         for (i, line) in lines.iter().enumerate() {
-            let parsed = read_line(line, i as u32 + 1, &scope, checks, &mut in_comment)?;
+            let no = i as u32 + 1;
+            let parsed = read_line(
+                line,
+                no,
+                &scope,
+                checks,
+                &mut in_comment,
+                &mut strict_refusal,
+            )?;
             parsed_lines.push(parsed);
         }
     }
-    Ok((program, lines, parsed_lines))
+    Ok((program, lines, parsed_lines, strict_refusal))
 }
 
 /// Line `no` of `.visaasm` text, parsed and checked under `checks`: its sampler instruction,
 /// or `None` for a line of another kind (checked to be a valid vISA line). `in_comment`
-/// carries a `/* ... */` comment from line to line.
+/// carries a `/* ... */` comment from line to line. An instruction that only a relaxed
+/// `checks` lets through leaves its strict refusal in `strict_refusal`, unless one is there.
 fn read_line(
     line: &str,
     no: u32,
     scope: &Scope,
     checks: Checks,
     in_comment: &mut bool,
+    strict_refusal: &mut Option<Error>,
 ) -> Result<Option<text::ParsedLine>, Error> {
     if !*in_comment && text::is_other_instruction(line) {
         return Ok(None);
@@ -98,8 +118,20 @@ fn read_line(
     };
     match &parsed {
         None => text::check_other_line(line, no, in_comment)?,
-        Some(p) => validate::check(&p.inst, checks, &|v| scope.var_type(v))
-            .map_err(|v| v.locate(&p.positions, Some((no, line))))?,
+        Some(p) => {
+            let check = |checks| {
+                validate::check(&p.inst, checks, &|v| scope.var_type(v))
+                    .map_err(|v| v.locate(&p.positions, Some((no, line))))
+            };
+            // What the strict rules accept, every reading accepts.
+            if let Err(e) = check(Checks::Strict) {
+                if checks == Checks::Strict {
+                    return Err(e);
+                }
+                check(checks)?;
+                strict_refusal.get_or_insert(e);
+            }
+        }
     }
     Ok(parsed)
 }
@@ -132,7 +164,22 @@ fn lift_line(
 
 /// Parses `.visaasm` text under `checks`.
 pub fn parse_text_with(src: &str, checks: Checks) -> Result<Program, Error> {
-    let (mut program, lines, parsed_lines) = read_lines(src, checks)?;
+    parse_lifted(src, checks).map(|(program, _)| program)
+}
+
+/// Parses `.visaasm` text under [`Checks::IgcCompatible`], with the error reading it under
+/// [`Checks::Strict`] gives ([`parse_text`]; `None` when that reading succeeds): one reading
+/// where the relaxed one succeeds, the strict reading of the whole text again where it fails.
+pub fn parse_text_relaxed(src: &str) -> (Result<Program, Error>, Option<Error>) {
+    match parse_lifted(src, Checks::IgcCompatible) {
+        Ok((program, strict_refusal)) => (Ok(program), strict_refusal),
+        Err(e) => (Err(e), parse_text(src).err()),
+    }
+}
+
+/// [`parse_text_with`], with [`read_lines`]' strict refusal.
+fn parse_lifted(src: &str, checks: Checks) -> Result<(Program, Option<Error>), Error> {
+    let (mut program, lines, parsed_lines, strict_refusal) = read_lines(src, checks)?;
     let mut items = Vec::with_capacity(lines.len());
     {
         let scope = Scope::new(&program);
@@ -163,7 +210,7 @@ pub fn parse_text_with(src: &str, checks: Checks) -> Result<Program, Error> {
         });
     }
     program.items = items;
-    Ok(program)
+    Ok((program, strict_refusal))
 }
 
 /// The sampler instructions of `.visaasm` text as [`VisaInst`]s, parsed and checked under
@@ -174,7 +221,7 @@ pub fn parse_text_instructions(
     src: &str,
     checks: Checks,
 ) -> Result<(Program, Vec<(u32, VisaInst)>), Error> {
-    let (program, _, parsed_lines) = read_lines(src, checks)?;
+    let (program, _, parsed_lines, _) = read_lines(src, checks)?;
     let out = parsed_lines
         .into_iter()
         .enumerate()

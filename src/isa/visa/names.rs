@@ -195,12 +195,12 @@ impl<'p> Scope<'p> {
 /// What a predefined name stands for: a general variable (`%null`, `%r0`, ...) or a surface
 /// (`%slm`, `T1`, ...), looked up by hash (every operand of every line asks).
 fn predefined(name: &str) -> Option<Named> {
-    static NAMES: std::sync::OnceLock<tables::Names<Named>> = std::sync::OnceLock::new();
+    static NAMES: std::sync::OnceLock<crate::isa::names::Names<Named>> = std::sync::OnceLock::new();
     let names = NAMES.get_or_init(|| {
         let limits = &tables::tables().limits;
         let variables = (0..).zip(&limits.predefined_variables);
         let surfaces = (0..).zip(&limits.predefined_surfaces);
-        tables::Names::new(
+        crate::isa::names::Names::new(
             variables
                 .map(|(i, n)| (n.clone(), Named::General(i)))
                 .chain(surfaces.map(|(i, n)| (n.clone(), Named::Surface(i)))),
@@ -226,9 +226,7 @@ pub fn read_decls(
 /// The names of the predicates, samplers and surfaces declared so far (general variables
 /// are the program's), to refuse a second declaration of one.
 #[derive(Default)]
-pub struct DeclaredNames(
-    std::collections::HashSet<String, std::hash::BuildHasherDefault<tables::Fnv>>,
-);
+pub struct DeclaredNames(crate::hash::FastSet<String>);
 
 /// Reads line `line_no` into `program`'s tables and `visa`'s predicate list when it is a
 /// `.decl` line (`// .decl` comments, IGC's predefined block, are not declarations);

@@ -236,6 +236,8 @@ fn lines(
     let mut sink = Sink::new(out);
     let mut stats = Stats::default();
     let mut in_comment = false;
+    // What a strict reading would refuse: the stream has no use for it.
+    let mut strict_refusal = None;
     let mut printed = String::new();
     // An error lifting or printing a line, returned once every line has read.
     let (mut lift_error, mut print_error) = (None, None);
@@ -244,7 +246,14 @@ fn lines(
         let line = strip_cr(line, terminated, crlf);
         stats.items += 1;
         let no = stats.items as u32;
-        let parsed = super::read_line(line, no, &scope, checks, &mut in_comment)?;
+        let parsed = super::read_line(
+            line,
+            no,
+            &scope,
+            checks,
+            &mut in_comment,
+            &mut strict_refusal,
+        )?;
         if lift_error.is_some() {
             continue;
         }

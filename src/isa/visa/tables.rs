@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 use crate::ir::{ScalarType, TexOp};
+use crate::isa::names::Names;
 
 /// The whole `mappings/visa.toml`.
 #[derive(Debug, Deserialize)]
@@ -391,106 +392,11 @@ pub fn op_by_name(name: &str) -> Option<&'static OpDesc> {
     if !firsts[usize::from(first)] {
         return None;
     }
-    ops.0.get(&NameKey::new(name.as_bytes(), true)?).copied()
-}
-
-/// Names (short ASCII words) hashed by their bytes read as four words: no per-byte hashing
-/// and no `memcmp` for a lookup. The first entry of a name is kept.
-pub struct Names<T>(std::collections::HashMap<NameKey, T, std::hash::BuildHasherDefault<KeyHash>>);
-
-impl<T> Names<T> {
-    /// Names longer than this are none of them.
-    const LONGEST: usize = 32;
-
-    /// The names of `entries`; the first entry of a name is kept.
-    pub fn new(entries: impl Iterator<Item = (String, T)>) -> Self {
-        let mut map = std::collections::HashMap::default();
-        for (name, value) in entries {
-            let key = NameKey::new(name.as_bytes(), false)
-                .unwrap_or_else(|| panic!("vISA table name `{name}` too long"));
-            map.entry(key).or_insert(value);
-        }
-        Names(map)
-    }
-
-    /// What `name` stands for.
-    pub fn get(&self, name: &[u8]) -> Option<&T> {
-        self.0.get(&NameKey::new(name, false)?)
-    }
-}
-
-/// A name of at most [`Names::LONGEST`] bytes: its length and its bytes, zero-padded.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct NameKey {
-    len: usize,
-    words: [u64; 4],
-}
-
-impl NameKey {
-    /// The key of `name`, in lower case when `lower` says so; `None` when it is too long.
-    fn new(name: &[u8], lower: bool) -> Option<NameKey> {
-        if name.len() > Names::<()>::LONGEST {
-            return None;
-        }
-        let mut words = [0u64; 4];
-        for (i, b) in name.iter().enumerate() {
-            let b = if lower { b.to_ascii_lowercase() } else { *b };
-            words[i / 8] |= u64::from(b) << (8 * (i % 8));
-        }
-        Some(NameKey {
-            len: name.len(),
-            words,
-        })
-    }
-}
-
-impl std::hash::Hash for NameKey {
-    /// The words and the length mixed into one (multiply-rotate), handed to [`KeyHash`].
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        let mut h = self.len as u64;
-        for w in self.words {
-            h = (h ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
-        }
-        state.write_u64(h);
-    }
-}
-
-/// The hasher of [`NameKey`]s: the key mixes itself, this keeps the one word it writes.
-#[derive(Default)]
-pub struct KeyHash(u64);
-
-impl std::hash::Hasher for KeyHash {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut fnv = Fnv::default();
-        fnv.write(bytes);
-        self.0 ^= fnv.finish();
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// The FNV-1a hash (64-bit).
-pub struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl std::hash::Hasher for Fnv {
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
+    let mut lower = [0u8; Names::<()>::LONGEST];
+    let lower = lower.get_mut(..name.len())?;
+    lower.copy_from_slice(name.as_bytes());
+    lower.make_ascii_lowercase();
+    ops.get(lower).copied()
 }
 
 /// The type named `name` (lower case as IGC prints it; any case accepted).

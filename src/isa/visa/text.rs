@@ -720,6 +720,11 @@ impl TextOut for Compare<'_> {
     fn text_len(&self) -> usize {
         self.len
     }
+    /// Bytes compared already cannot be compared again: a rewritten text counts as not the
+    /// same (vISA printing never rewrites, so this only keeps [`is_canonical`] safe).
+    fn overwrite_ascii(&mut self, _at: usize, _ascii: &[u8]) {
+        self.same = false;
+    }
 }
 
 /// A whole line, appended to `out`: the layout around the instruction, or IGC's canonical
