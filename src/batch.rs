@@ -443,11 +443,9 @@ pub fn open_identity(path: &Path, options: &translate::Options) -> io::Result<Op
             Isa::Nvidia | Isa::Dxbc => true,
             Isa::Visa => !options.read.igc_compatible,
         };
-    if isa == Isa::Nvidia {
-        return DisasmInput::open(path).map(Some);
-    }
-    if text_streams {
-        // Listings and `.visaasm` dumps stream line by line from the file.
+    if isa == Isa::Nvidia || text_streams {
+        // Listings and `.visaasm` dumps stream line by line from the file; NVIDIA tells its
+        // binaries from its listings by their bytes as it reads.
         return Ok(Some(DisasmInput::Streamed {
             path: path.to_path_buf(),
             file: io::BufReader::new(fs::File::open(path)?),

@@ -58,11 +58,33 @@ fn check_transcode(isa: Isa, name: &str, bytes: &[u8], read: ReadOptions) -> usi
         };
         assert!(
             stream == whole,
-            "{name}: transcode to {emit:?} differs from whole"
+            "{name}: transcode to {emit:?} differs from whole: {}",
+            first_difference(&stream, &whole)
         );
         ok += usize::from(whole.is_ok());
     }
     ok
+}
+
+/// Where a stream's result and the whole path's differ: their errors, or the first line
+/// of output that differs.
+fn first_difference(
+    stream: &Result<Vec<u8>, texlate::Error>,
+    whole: &Result<Vec<u8>, texlate::Error>,
+) -> String {
+    let (Ok(s), Ok(w)) = (stream, whole) else {
+        return format!("{:?} vs {:?}", stream.as_ref().err(), whole.as_ref().err());
+    };
+    let (s, w) = (String::from_utf8_lossy(s), String::from_utf8_lossy(w));
+    match s
+        .split('\n')
+        .zip(w.split('\n'))
+        .enumerate()
+        .find(|(_, (a, b))| a != b)
+    {
+        Some((n, (a, b))) => format!("line {}:\n{a:?}\n{b:?}", n + 1),
+        None => format!("{} vs {} lines", s.lines().count(), w.lines().count()),
+    }
 }
 
 /// Every file under `dir` whose name ends with `suffix`, sorted.
@@ -1151,4 +1173,474 @@ fn mutated_visa_instruction_streams_stream_as_the_whole_program_path() {
     long.truncate(long.len() - 3);
     assert!(!check_disasm(Isa::Visa, "long stream cut", &long));
     check_transcode(Isa::Visa, "long stream cut", &long, VISA_READS[0]);
+}
+
+// ---- NVIDIA listings: `.sass` text → text item by item ----
+
+/// The NVIDIA listing fixtures (`tests/cases/nvidia`) and, when present, the corpus
+/// listings, each with the SM its name gives (`.sm_60.`), SM50 when it gives none.
+fn nvidia_listings() -> Vec<(String, String, ReadOptions)> {
+    let mut paths = files(Path::new("tests/cases/nvidia"), ".sass");
+    paths.extend(files(Path::new("tests/cases/nvidia"), ".txt"));
+    if let Some(root) = support::corpus("nvidia") {
+        let corpus = files(&root, ".sass");
+        assert!(corpus.len() >= 12, "{} corpus listings", corpus.len());
+        paths.extend(corpus);
+    }
+    paths
+        .into_iter()
+        .map(|p| {
+            let name = p.display().to_string();
+            let sm = name
+                .split('.')
+                .find_map(texlate::isa::nvidia::Sm::parse)
+                .unwrap_or(texlate::isa::nvidia::Sm::SM50);
+            let read = ReadOptions {
+                sm,
+                ..ReadOptions::default()
+            };
+            (name, fs::read_to_string(&p).unwrap(), read)
+        })
+        .collect()
+}
+
+/// Every listing, also with `\r\n` line ends, without its final newline, and the listing
+/// `disasm` prints for the fixture words (a texture instruction in every slot): the stream
+/// writes what parsing and printing write.
+#[test]
+fn nvidia_listings_stream_as_the_whole_program_path() {
+    let mut texts = nvidia_listings();
+    let words = tsv_words(
+        &fs::read_to_string("tests/cases/nvidia/emit_words.tsv").unwrap(),
+        0,
+    );
+    let disasm = stream_disasm(Isa::Nvidia, &bundles(&words, |_| control(1))).unwrap();
+    texts.push((
+        "disasm of emit_words.tsv".into(),
+        disasm,
+        ReadOptions::default(),
+    ));
+    for (name, text, read) in &texts {
+        let variants = [
+            text.clone(),
+            text.replace('\n', "\r\n"),
+            text.trim_end_matches('\n').to_string(),
+            text.trim_end_matches('\n').replace('\n', "\r\n"),
+        ];
+        for (k, v) in variants.iter().enumerate() {
+            assert_eq!(
+                check_transcode(
+                    Isa::Nvidia,
+                    &format!("{name} variant {k}"),
+                    v.as_bytes(),
+                    *read
+                ),
+                2 - usize::from(!name.contains("disasm") && !has_every_word(v)),
+                "{name} variant {k}"
+            );
+        }
+    }
+}
+
+/// Whether a listing shows every word it needs for binary output (its other instructions'
+/// encodings): a listing without them transcodes to text only.
+fn has_every_word(text: &str) -> bool {
+    texlate::decode(Isa::Nvidia, text.as_bytes())
+        .and_then(|p| texlate::encode(Isa::Nvidia, &p, Form::Binary))
+        .is_ok()
+}
+
+/// One random change to the lines of an NVIDIA listing around line `i`: what breaks a
+/// texture line (registers, modifiers, phase, operands), what moves a bundle's lines apart
+/// or together (lines inserted between a control word and its instructions, lines dropped
+/// or repeated), and what makes a control word's encoding comment differ.
+fn mutate_nvidia_line(lines: &mut Vec<String>, i: usize, kind: u64, rng: &mut Rng) {
+    let pick =
+        |rng: &mut Rng, from: &[&'static str]| from[(rng.next() % from.len() as u64) as usize];
+    match kind {
+        // A token of the line replaced.
+        0 => {
+            let line = &lines[i];
+            let tokens: Vec<(usize, &str)> = line
+                .match_indices(|c: char| !c.is_whitespace() && c != ',')
+                .collect();
+            if tokens.is_empty() {
+                return;
+            }
+            let (at, _) = tokens[(rng.next() % tokens.len() as u64) as usize];
+            let end = line[at..]
+                .find(|c: char| c.is_whitespace() || c == ',')
+                .map_or(line.len(), |e| at + e);
+            let new = pick(
+                rng,
+                &[
+                    "R254",
+                    "RZ",
+                    "R0",
+                    "0x6e",
+                    "0x1fff",
+                    "0x2000",
+                    "2D",
+                    "RGBA",
+                    "TEX",
+                    "TEXS.P",
+                    "TLD.LZ.T",
+                    "TXQ",
+                    "P0",
+                    "@P1",
+                    "@!PT",
+                    ".B",
+                    "",
+                    ";",
+                    "}",
+                    "{",
+                    "/*0000*/",
+                    "/* 0x001fc000fe4007f6 */",
+                    "INVALID5",
+                    "ARRAY_2D",
+                    "0xf",
+                    "R",
+                    "TEXS.T.P",
+                ],
+            );
+            lines[i].replace_range(at..end, new);
+        }
+        // The phase modifier changed or dropped.
+        1 => {
+            let line = lines[i].clone();
+            let new = pick(rng, &[".P ", ".T ", " ", ".P.T "]);
+            lines[i] = line.replacen(".P ", new, 1).replacen(".T ", new, 1);
+        }
+        // Lines between a control word and the instructions of its bundle.
+        2 => {
+            let n = 1 + rng.next() % 3;
+            for _ in 0..n {
+                let l = pick(
+                    rng,
+                    &["", "        // a comment", ".L_x_1:", "\t.align 4", "   "],
+                );
+                lines.insert(i, l.to_string());
+            }
+        }
+        // A line dropped, or repeated.
+        3 => {
+            if rng.next() % 2 == 0 {
+                lines.remove(i);
+            } else {
+                lines.insert(i, lines[i].clone());
+            }
+        }
+        // A hex digit of an encoding comment changed (uppercase too).
+        4 => {
+            if let Some(col) = lines[i].find("/* 0x") {
+                let at = col + 5 + (rng.next() % 16) as usize;
+                let c = pick(rng, &["0", "f", "F", "8", "A", "g"]);
+                lines[i].replace_range(at..at + 1, c);
+            }
+        }
+        // The address changed or dropped (slots come from addresses).
+        5 => {
+            let new = pick(
+                rng,
+                &["/*0000*/", "/*0008*/", "/*0010*/", "/*0018*/", "", "/*zz*/"],
+            );
+            if let Some(col) = lines[i].find("/*0") {
+                if let Some(end) = lines[i][col..].find("*/") {
+                    lines[i].replace_range(col..col + end + 2, new);
+                }
+            }
+        }
+        // A `;` made a `}` with the encoding comment on the next line, or the reverse.
+        6 => {
+            let line = lines[i].clone();
+            if let (Some(semi), Some(col)) = (line.find(" ;"), line.find("/* 0x")) {
+                lines[i] = format!("{} }}", &line[..semi]);
+                lines.insert(i + 1, format!("{}{}", " ".repeat(col), &line[col..]));
+            } else if let Some(b) = line.rfind('}') {
+                lines[i].replace_range(b..b + 1, ";");
+            }
+        }
+        // A byte that makes the input binary or not UTF-8, or a `\r`.
+        _ => {
+            let at = (rng.next() % (lines[i].len() as u64 + 1)) as usize;
+            if lines[i].is_char_boundary(at) {
+                let c = pick(rng, &["\0", "\r", "\u{e9}"]);
+                lines[i].insert_str(at, c);
+            }
+        }
+    }
+}
+
+#[test]
+fn mutated_nvidia_listings_stream_as_the_whole_program_path() {
+    let mut rng = Rng(0x5a55_11e7_0000_0009);
+    let mut tally = Tally::default();
+    for (name, text, read) in nvidia_listings() {
+        let original: Vec<String> = text.split('\n').map(str::to_string).collect();
+        // Texture lines and control words most often, any line sometimes.
+        let hot: Vec<usize> = (0..original.len())
+            .filter(|&i| {
+                let l = &original[i];
+                ["TEX", "TLD", "TXQ", "TMML", "TXD"]
+                    .iter()
+                    .any(|m| l.contains(m))
+                    || l.trim_start().starts_with("/* 0x")
+            })
+            .collect();
+        let rounds = if name.contains("shared/corpus") {
+            40
+        } else {
+            60
+        };
+        for _ in 0..rounds {
+            let mut lines = original.clone();
+            let i = match rng.next() % 4 {
+                0..=2 if !hot.is_empty() => hot[(rng.next() % hot.len() as u64) as usize],
+                _ => (rng.next() % lines.len() as u64) as usize,
+            };
+            let kind = rng.next() % 8;
+            mutate_nvidia_line(&mut lines, i, kind, &mut rng);
+            let mut mutated = lines.join("\n");
+            match rng.next() % 6 {
+                0 => mutated = mutated.replace('\n', "\r\n"),
+                1 => mutated = mutated.trim_end_matches('\n').to_string(),
+                _ => {}
+            }
+            let what = format!("{name} line {} mutation {kind}", i + 1);
+            tally.count(check_transcode(Isa::Nvidia, &what, mutated.as_bytes(), read) > 0);
+        }
+    }
+    tally.assert_both(50);
+}
+
+/// A bundle whose control word and texture instructions are far apart (more output than
+/// the stream holds back: it reads ahead to settle the control word, then reads on), with
+/// the listing accepted, refused after the gap, and refused inside it.
+#[test]
+fn nvidia_listing_with_a_bundle_split_by_many_lines_streams_as_the_whole_program_path() {
+    let text = fs::read_to_string("tests/cases/nvidia/tex_predicated.sm_50.sass").unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // The control word of the first texture instruction's bundle.
+    let tex = lines.iter().position(|l| l.contains("TEXS")).unwrap();
+    let ctrl = lines[..tex]
+        .iter()
+        .rposition(|l| l.trim_start().starts_with("/* 0x"))
+        .expect("a control word");
+    let gap: String = (0..40_000)
+        .map(|k| format!("        // {k:0>60}\n"))
+        .collect();
+    let split = |after_gap: &str| {
+        let mut s = String::new();
+        for (k, l) in lines.iter().enumerate() {
+            s.push_str(l);
+            s.push('\n');
+            if k == ctrl {
+                s.push_str(&gap);
+                s.push_str(after_gap);
+            }
+        }
+        s
+    };
+    let accepted = split("");
+    assert!(accepted.len() > 2 << 20);
+    let before_gap = texlate::decode(Isa::Nvidia, accepted.as_bytes()).unwrap();
+    assert!(before_gap.tex_instrs().count() > 0);
+    assert!(check_transcode_to(
+        Isa::Nvidia,
+        "split bundle",
+        accepted.as_bytes(),
+        Form::Text
+    ));
+    // The phases written into the control word across the gap: a texture line's phase
+    // changed shows in the control comment before the gap.
+    let flipped = accepted.replacen("TEXS.P", "TEXS.T", 1);
+    assert!(check_transcode_to(
+        Isa::Nvidia,
+        "split bundle, phase",
+        flipped.as_bytes(),
+        Form::Text
+    ));
+    let bad = split("        /*0008*/                   TEXS.Q R6, R4, R4, R5, 0x6e, 2D, RGBA ;\n");
+    assert!(!check_transcode_to(
+        Isa::Nvidia,
+        "refused after the gap",
+        bad.as_bytes(),
+        Form::Text
+    ));
+    let mut inside = accepted.clone();
+    let middle = inside.len() / 2;
+    let at = middle + inside[middle..].find('\n').unwrap() + 1;
+    inside.insert_str(at, "    BOGUS.X R1, R2 ;\n");
+    assert!(!check_transcode_to(
+        Isa::Nvidia,
+        "refused in the gap",
+        inside.as_bytes(),
+        Form::Text
+    ));
+}
+
+/// The sampler ops of `mappings/visa.toml` (opcode, sub-op, how many parameters) and the
+/// code of type `uw` (IGC's aoffimmi type).
+fn visa_ops() -> (Vec<(u8, u8, usize)>, u8) {
+    let text = fs::read_to_string("mappings/visa.toml").unwrap();
+    let table: toml::Table = toml::from_str(&text).unwrap();
+    let field = |o: &toml::Value, k: &str| o[k].as_integer().unwrap() as u8;
+    let ops = table["op"].as_array().unwrap().iter().map(|o| {
+        let params = o["params"].as_array().unwrap().len();
+        (field(o, "opcode"), field(o, "subop"), params)
+    });
+    let types = table["type"].as_array().unwrap();
+    let uw = types
+        .iter()
+        .find(|t| t["name"].as_str() == Some("uw"))
+        .unwrap();
+    (ops.collect(), field(uw, "code"))
+}
+
+/// A random vISA sampler instruction of one of `ops`, laid out as `binary` encodes it
+/// (research §6), each field now and then out of range: a sub-op no op has, NumParams (or
+/// 0x70's operands) more or fewer than the op takes, reserved bits, a variable aoffimmi at an
+/// element that does not lift back, an unaligned offset.
+fn random_visa_instruction(rng: &mut Rng, (ops, uw): &(Vec<(u8, u8, usize)>, u8)) -> Vec<u8> {
+    let (opcode, subop, params) = ops[below(rng, ops.len() as u64) as usize];
+    let odd = |rng: &mut Rng| below(rng, 20) == 0;
+    let mut b = vec![opcode];
+    let subop = if odd(rng) {
+        below(rng, 256) as u8
+    } else {
+        subop
+    };
+    let modifiers = if odd(rng) { below(rng, 8) << 8 } else { 0 };
+    match opcode {
+        0x4b => {}
+        0x70 => b.push(subop),
+        _ => b.extend((modifiers as u16 | u16::from(subop)).to_le_bytes()),
+    }
+    let exec = if odd(rng) {
+        below(rng, 256)
+    } else {
+        3 + (below(rng, 16) << 4)
+    };
+    b.push(exec as u8);
+    if opcode != 0x70 {
+        let pred = match below(rng, 8) {
+            0 => below(rng, 1 << 16),
+            1 | 2 => 1 + below(rng, 8) + (below(rng, 3) << 13),
+            _ => 0,
+        };
+        b.extend((pred as u16).to_le_bytes());
+    }
+    let channels = match opcode {
+        _ if odd(rng) => below(rng, 256),
+        0x6f => below(rng, 4),
+        _ => 1 + below(rng, 15),
+    };
+    b.push(channels as u8);
+    if matches!(opcode, 0x6d..=0x6f) {
+        if below(rng, 3) == 0 {
+            b.push(0);
+            b.extend((32 + below(rng, 8) as u32).to_le_bytes());
+            b.push(below(rng, 4) as u8);
+            b.push(below(rng, 20) as u8);
+            let region = if odd(rng) {
+                below(rng, 1 << 16)
+            } else {
+                0x0121
+            };
+            b.extend((region as u16).to_le_bytes());
+        } else {
+            b.push(if odd(rng) { below(rng, 256) as u8 } else { 5 });
+            b.push(if odd(rng) { below(rng, 16) as u8 } else { *uw });
+            let value = if odd(rng) {
+                below(rng, 1 << 32)
+            } else {
+                below(rng, 0x1000)
+            };
+            b.extend((value as u32).to_le_bytes());
+        }
+    }
+    if matches!(opcode, 0x6d | 0x6f) {
+        b.push(below(rng, 4) as u8);
+    }
+    b.push(6 + below(rng, 4) as u8);
+    let raw = |rng: &mut Rng, b: &mut Vec<u8>| {
+        b.extend((below(rng, 64) as u32).to_le_bytes());
+        let offset = if odd(rng) {
+            below(rng, 1 << 16)
+        } else {
+            below(rng, 8) * 32
+        };
+        b.extend((offset as u16).to_le_bytes());
+    };
+    let count = match opcode {
+        _ if odd(rng) => below(rng, 20) as usize,
+        0x6d..=0x6f => 1 + below(rng, params as u64) as usize,
+        _ => params,
+    };
+    if matches!(opcode, 0x6d..=0x6f) {
+        raw(rng, &mut b);
+        b.push(count as u8);
+    }
+    for _ in 0..count {
+        raw(rng, &mut b);
+    }
+    if !matches!(opcode, 0x6d..=0x6f) {
+        raw(rng, &mut b);
+    }
+    b
+}
+
+/// A random number below `n`.
+fn below(rng: &mut Rng, n: u64) -> u64 {
+    rng.next() % n
+}
+
+/// Streams of random instructions (some refused: the error of the first refused one and its
+/// offset; some that lift back changed: re-encoded between copied runs) transcode to binary
+/// and disassemble as the whole program does; and so does a stream of several windows of
+/// accepted instructions with one refused near its end.
+#[test]
+fn random_visa_instruction_streams_stream_as_the_whole_program_path() {
+    let ops = visa_ops();
+    let mut rng = Rng(0x715a_57e4);
+    let mut tally = Tally::default();
+    let mut accepted = Vec::new();
+    for k in 0..3000 {
+        let count = 1 + rng.next() % 4;
+        let parts: Vec<Vec<u8>> = (0..count)
+            .map(|_| random_visa_instruction(&mut rng, &ops))
+            .collect();
+        let bytes = parts.concat();
+        let name = format!("random stream {k}");
+        tally.count(check_transcode_to(Isa::Visa, &name, &bytes, Form::Binary));
+        check_disasm(Isa::Visa, &name, &bytes);
+        // The instructions accepted alone, for the long stream.
+        for p in parts {
+            if texlate::decode(Isa::Visa, &p).is_ok() {
+                accepted.push(p);
+            }
+        }
+    }
+    tally.assert_both(300);
+    let mut long: Vec<u8> = accepted
+        .iter()
+        .cycle()
+        .take(20_000)
+        .flatten()
+        .copied()
+        .collect();
+    assert!(long.len() > 1 << 18, "{}", long.len());
+    assert!(check_transcode_to(Isa::Visa, "long", &long, Form::Binary));
+    let refused = (0..200)
+        .map(|_| random_visa_instruction(&mut rng, &ops))
+        .find(|p| texlate::decode(Isa::Visa, p).is_err())
+        .expect("a refused instruction");
+    let at = long.len() - accepted[0].len();
+    long.splice(at..at, refused);
+    assert!(!check_transcode_to(
+        Isa::Visa,
+        "long, refused near its end",
+        &long,
+        Form::Binary
+    ));
 }

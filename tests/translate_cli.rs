@@ -450,13 +450,19 @@ fn nvidia_identity_binary_streams_the_words() {
     assert!(!dir.join("bad.out").exists());
 }
 
-/// A DXBC identity translation to text, and a vISA one read strictly, stream from the file
-/// (line by line, no Program) and write what the whole-program path writes (standard input is
-/// read whole); a bad line is refused at the same line and column, nothing written.
+/// A DXBC or NVIDIA identity translation to text, and a vISA one read strictly, stream from
+/// the file (line by line, no Program) and write what the whole-program path writes
+/// (standard input is read whole); a bad line is refused at the same line and column,
+/// nothing written.
 #[test]
-fn dxbc_and_strict_visa_identity_text_streams_as_the_whole_path() {
+fn identity_text_streams_as_the_whole_path() {
     let cases = [
         ("dxbc", "tests/cases/dxbc/every_op.asm", &[][..]),
+        (
+            "nvidia",
+            "tests/cases/nvidia/txq_dual_issue.sm_50.sass",
+            &[][..],
+        ),
         (
             "visa",
             "tests/cases/visa/all_ops.visaasm",
@@ -467,6 +473,7 @@ fn dxbc_and_strict_visa_identity_text_streams_as_the_whole_path() {
         let text = std::fs::read_to_string(fixture).unwrap();
         let bad_line = match isa {
             "dxbc" => "frobnicate r0.x\n",
+            "nvidia" => "FROBNICATE R0, R1 ;\n",
             _ => "frobnicate (M1, 16) V32(0,0)<1> 0x0:ud\n",
         };
         // The bad line goes before the last line (`ret`), as line `n`.

@@ -46,6 +46,7 @@ pub mod constants;
 pub mod dxbc;
 pub mod hex;
 pub mod hint;
+pub mod names;
 pub mod nvidia;
 pub mod text_out;
 pub mod visa;

@@ -11,6 +11,9 @@ pub trait TextOut {
     fn push_ascii(&mut self, b: u8);
     /// The length in bytes.
     fn text_len(&self) -> usize;
+    /// Overwrites the ASCII text at byte `at` with `ascii`, as long (a field printed at a
+    /// fixed width, rewritten once known).
+    fn overwrite_ascii(&mut self, at: usize, ascii: &[u8]);
 }
 
 impl TextOut for String {
@@ -23,6 +26,9 @@ impl TextOut for String {
     fn text_len(&self) -> usize {
         self.len()
     }
+    fn overwrite_ascii(&mut self, at: usize, ascii: &[u8]) {
+        self.replace_range(at..at + ascii.len(), &String::from_utf8_lossy(ascii));
+    }
 }
 
 impl TextOut for Vec<u8> {
@@ -34,6 +40,9 @@ impl TextOut for Vec<u8> {
     }
     fn text_len(&self) -> usize {
         self.len()
+    }
+    fn overwrite_ascii(&mut self, at: usize, ascii: &[u8]) {
+        self[at..at + ascii.len()].copy_from_slice(ascii);
     }
 }
 
@@ -57,6 +66,15 @@ pub fn push_decimal(out: &mut (impl TextOut + ?Sized), n: u64) {
     }
 }
 
+/// Appends `n` in decimal, at least `min` digits, as `{:0min$}` prints it (`0032`).
+pub fn push_decimal_width(out: &mut (impl TextOut + ?Sized), n: u64, min: u32) {
+    let digits = n.checked_ilog10().map_or(1, |d| d + 1);
+    for _ in digits..min {
+        out.push_ascii(b'0');
+    }
+    push_decimal(out, n);
+}
+
 /// Appends a signed `n` in decimal, as `{}` prints it (`-3`).
 pub fn push_signed(out: &mut (impl TextOut + ?Sized), n: i64) {
     if n < 0 {
@@ -71,6 +89,13 @@ pub fn push_hex(out: &mut (impl TextOut + ?Sized), n: u64) {
     push_hex_digits(out, n, 1);
 }
 
+/// Appends `n` as `{:#0w$x}` prints it with `w` = `min` + 2 (`0x` and at least `min`
+/// digits: `{:#06x}` is `min` 4).
+pub fn push_hex_width(out: &mut (impl TextOut + ?Sized), n: u64, min: u32) {
+    out.push_text("0x");
+    push_hex_digits(out, n, min);
+}
+
 /// Appends `n` in lowercase hex, at least `min` digits.
 pub fn push_hex_digits(out: &mut (impl TextOut + ?Sized), n: u64, min: u32) {
     let digits = (64 - n.leading_zeros()).div_ceil(4).max(min);
@@ -79,10 +104,18 @@ pub fn push_hex_digits(out: &mut (impl TextOut + ?Sized), n: u64, min: u32) {
     }
 }
 
+/// The 16 lowercase hex digits of `n`, as `{:016x}` prints them.
+pub fn hex16_digits(n: u64) -> [u8; 16] {
+    let mut digits = [0u8; 16];
+    for (k, d) in digits.iter_mut().enumerate() {
+        *d = HEX_DIGITS[((n >> (60 - 4 * k)) & 0xf) as usize];
+    }
+    digits
+}
+
 /// Appends `n` as `{:#018x}` prints it (`0x` and 16 digits).
 pub fn push_hex16(out: &mut (impl TextOut + ?Sized), n: u64) {
-    out.push_text("0x");
-    push_hex_digits(out, n, 16);
+    push_hex_width(out, n, 16);
 }
 
 #[cfg(test)]
@@ -102,6 +135,12 @@ mod tests {
             s.clear();
             push_hex16(&mut s, n);
             assert_eq!(s, format!("{n:#018x}"));
+            s.clear();
+            push_hex_width(&mut s, n, 4);
+            assert_eq!(s, format!("{n:#06x}"));
+            s.clear();
+            push_decimal_width(&mut s, n, 4);
+            assert_eq!(s, format!("{n:04}"));
         }
         for n in [0i64, -1, 7, -8, i64::MIN, i64::MAX] {
             let mut s = String::new();

@@ -13,7 +13,7 @@ use crate::error::ParseError;
 
 use super::tables::{find_code, tables, RegisterTypeRow, Tables};
 use super::tokens::{
-    Index, Instruction, Operand, EXT_OPERAND_MODIFIER, EXT_RESOURCE_DIM, EXT_RETURN_TYPE,
+    Index, Instruction, Operand, Spare, EXT_OPERAND_MODIFIER, EXT_RESOURCE_DIM, EXT_RETURN_TYPE,
     INDEX_IMM32_RELATIVE, INDEX_RELATIVE, MAX_INDICES, NONUNIFORM_BIT, OPERAND_IMM32,
     OPERAND_IMM64, OP_CUSTOMDATA, SEL_MASK, SEL_SELECT1,
 };
@@ -236,8 +236,16 @@ fn letters(c: &mut Cursor) -> Result<Letters, ParseError> {
     Ok(out)
 }
 
-/// One operand.
-fn operand(t: &Tables, c: &mut Cursor, slot: Slot, depth: u32) -> Result<Operand, ParseError> {
+/// One operand, into `op` (every field rewritten; its storage reused, the operands of
+/// relative indices from `spare`).
+fn operand(
+    t: &Tables,
+    c: &mut Cursor,
+    slot: Slot,
+    depth: u32,
+    op: &mut Operand,
+    spare: &mut Spare,
+) -> Result<(), ParseError> {
     c.ws();
     let start = c.pos;
     if depth > 4 {
@@ -246,7 +254,7 @@ fn operand(t: &Tables, c: &mut Cursor, slot: Slot, depth: u32) -> Result<Operand
     let neg = c.eat(b'-');
     let abs = c.eat(b'|');
     let modifier = u32::from(neg) | u32::from(abs) << 1;
-    let mut op = immediate_or_register(t, c, slot, depth)?;
+    immediate_or_register(t, c, slot, depth, op, spare)?;
     if abs {
         c.expect(b'|')?;
     }
@@ -258,7 +266,7 @@ fn operand(t: &Tables, c: &mut Cursor, slot: Slot, depth: u32) -> Result<Operand
         op.extended
             .push(EXT_OPERAND_MODIFIER | modifier << 6 | u32::from(nonuniform) << NONUNIFORM_BIT);
     }
-    Ok(op)
+    Ok(())
 }
 
 /// Wine's ` {nonuniform}` after an SM5.1 operand (vkd3d-shader 1.6 `shader_dump_src_param`):
@@ -280,7 +288,9 @@ fn immediate_or_register(
     c: &mut Cursor,
     slot: Slot,
     depth: u32,
-) -> Result<Operand, ParseError> {
+    op: &mut Operand,
+    spare: &mut Spare,
+) -> Result<(), ParseError> {
     c.ws();
     let start = c.pos;
     let name_end = c.s[start..]
@@ -292,66 +302,61 @@ fn immediate_or_register(
         c.pos = name_end;
         let (body_at, body) = c.group()?;
         let double = name == "d";
-        let mut imm = Vec::new();
+        op.reset(if double { OPERAND_IMM64 } else { OPERAND_IMM32 }, spare);
         for (i, v) in body.split(',').enumerate() {
             let bits = number_bits(v, double).ok_or_else(|| {
                 let off = body_at + body.split(',').take(i).map(|p| p.len() + 1).sum::<usize>();
                 c.err_at(off, "a number")
             })?;
             if double {
-                imm.push(bits as u32);
-                imm.push((bits >> 32) as u32);
+                op.imm.push(bits as u32);
+                op.imm.push((bits >> 32) as u32);
             } else {
-                imm.push(bits as u32);
+                op.imm.push(bits as u32);
             }
         }
         let per = if double { 2 } else { 1 };
-        let count = imm.len() / per;
+        let count = op.imm.len() / per;
         if count != 1 && count != if double { 2 } else { 4 } {
             return Err(c.err_at(start, "an immediate of one or four values"));
         }
-        let mut op = Operand::new(if double { OPERAND_IMM64 } else { OPERAND_IMM32 }, &[]);
         op.num_components = if count == 1 { 1 } else { 2 };
         op.selection = 0;
         op.comp = 0;
-        op.imm = imm;
-        return Ok(op);
+        return Ok(());
     }
     // The register file: the longest prefix that names one (fxc or SM5.1 spelling).
-    let fxc_name = t.fxc_word(name);
     let row = t
-        .register_types()
-        .iter()
-        .filter(|r| r.0 != OPERAND_IMM32 && r.0 != OPERAND_IMM64)
-        .find(|r| r.1 == fxc_name || (!r.4.is_empty() && r.4 == name))
+        .register_named(name)
         .ok_or_else(|| c.err_at(start, "a register (r#, v#, o#, t#, s#, cb#[], l(...) ...)"))?;
     c.pos = name_end;
-    let mut indices = Vec::new();
+    op.reset(row.0, spare);
     if c.peek().is_some_and(|b| b.is_ascii_digit()) {
-        indices.push(Index::imm(c.unsigned()?));
+        op.indices.push(Index::imm(c.unsigned()?));
     }
     while c.peek() == Some(b'[') {
         c.pos += 1;
         c.ws();
         if c.peek().is_some_and(|b| b.is_ascii_digit()) {
-            indices.push(Index::imm(c.unsigned()?));
+            op.indices.push(Index::imm(c.unsigned()?));
             if c.eat(b':') {
                 c.ws();
                 let upper = if c.eat(b'*') { u32::MAX } else { c.unsigned()? };
-                indices.push(Index::imm(upper));
+                op.indices.push(Index::imm(upper));
             }
         } else {
-            let rel = operand(t, c, Slot::Src, depth + 1)?;
+            let mut rel = spare.boxed();
+            operand(t, c, Slot::Src, depth + 1, &mut rel, spare)?;
             let imm = if c.eat(b'+') { c.unsigned()? } else { 0 };
             let repr = if imm == 0 {
                 INDEX_RELATIVE
             } else {
                 INDEX_IMM32_RELATIVE
             };
-            indices.push(Index {
+            op.indices.push(Index {
                 repr,
                 imm: u64::from(imm),
-                rel: Some(Box::new(rel)),
+                rel: Some(rel),
             });
         }
         c.expect(b']')?;
@@ -359,11 +364,9 @@ fn immediate_or_register(
     // The operand token has three index slots; an SM5.1 constant-buffer declaration
     // `CB0[lower:upper][size]` has a fourth, which the declaration moves into a word.
     let most = MAX_INDICES + usize::from(slot == Slot::Decl && row.0 == 8);
-    if indices.len() > most {
+    if op.indices.len() > most {
         return Err(c.err_at(start, "at most three indices"));
     }
-    let mut op = Operand::new(row.0, &[]);
-    op.indices = indices;
     // SM5.1 ranges: fxc writes `T0[0:*]`, Wine `t0[0:*]` (three indices in a declaration).
     let uses_range = (!row.4.is_empty() && name == row.4)
         || (slot == Slot::Decl && op.indices.len() == MAX_INDICES);
@@ -375,12 +378,14 @@ fn immediate_or_register(
         // `mov oDepth.x, r0.x`); fxc writes it bare, as the token has one component or
         // none. As a source both print `.x` (a select-1 of four components).
         if slot != Slot::Src && row.2 == 1 && comps == [0] {
-            return Ok(unsuffixed(row, slot, uses_range, op));
+            unsuffixed(row, slot, uses_range, op);
+            return Ok(());
         }
         // An SM5.1 range declaration holds the swizzle `xyzw` (0xe4); vkd3d-shader 1.6
         // reads its low four bits as a write mask and prints `t0[0:*].z`.
         if slot == Slot::Decl && uses_range && comps == [2] {
-            return Ok(unsuffixed(row, slot, uses_range, op));
+            unsuffixed(row, slot, uses_range, op);
+            return Ok(());
         }
         match (slot, comps.len()) {
             (Slot::Dst | Slot::Decl, _) => {
@@ -396,14 +401,15 @@ fn immediate_or_register(
                 return Err(c.err_at(start, "a four-letter swizzle or one selected component"))
             }
         }
-        return Ok(op);
+        return Ok(());
     }
-    Ok(unsuffixed(row, slot, uses_range, op))
+    unsuffixed(row, slot, uses_range, op);
+    Ok(())
 }
 
 /// An operand written without a component suffix: the component count the register has in
 /// this position.
-fn unsuffixed(row: &RegisterTypeRow, slot: Slot, uses_range: bool, mut op: Operand) -> Operand {
+fn unsuffixed(row: &RegisterTypeRow, slot: Slot, uses_range: bool, op: &mut Operand) {
     let sm51_decl = slot == Slot::Decl && (uses_range || row.0 == 8);
     let count = if sm51_decl {
         2
@@ -419,34 +425,110 @@ fn unsuffixed(row: &RegisterTypeRow, slot: Slot, uses_range: bool, mut op: Opera
         op.selection = 0;
         op.comp = 0;
     }
-    op
 }
 
-/// Splits `s` at commas outside parentheses, brackets and braces, with each part's offset.
-fn split_top(s: &str) -> Vec<(usize, &str)> {
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (i, b) in s.bytes().enumerate() {
-        match b {
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => depth -= 1,
-            b',' if depth == 0 => {
-                out.push((start, &s[start..i]));
-                start = i + 1;
-            }
-            _ => {}
+/// The parts of `s` between commas outside parentheses, brackets and braces, each with its
+/// offset; one part when there is no such comma.
+struct TopParts<'a> {
+    s: &'a str,
+    /// Where the next part starts; `None` after the last.
+    start: Option<usize>,
+    depth: i32,
+}
+
+impl<'a> TopParts<'a> {
+    fn new(s: &'a str) -> Self {
+        TopParts {
+            s,
+            start: Some(0),
+            depth: 0,
         }
     }
-    out.push((start, &s[start..]));
-    out
 }
 
-/// The parts of a mnemonic: its name with suffixes and its parenthesised groups.
-struct Mnemonic<'a> {
+impl<'a> Iterator for TopParts<'a> {
+    type Item = (usize, &'a str);
+
+    fn next(&mut self) -> Option<(usize, &'a str)> {
+        let start = self.start?;
+        for (i, b) in self.s.bytes().enumerate().skip(start) {
+            match b {
+                b'(' | b'[' | b'{' => self.depth += 1,
+                b')' | b']' | b'}' => self.depth -= 1,
+                b',' if self.depth == 0 => {
+                    self.start = Some(i + 1);
+                    return Some((start, &self.s[start..i]));
+                }
+                _ => {}
+            }
+        }
+        self.start = None;
+        Some((start, &self.s[start..]))
+    }
+}
+
+/// The first `N` comma-separated parts of `s`, trimmed (empty past the last), and how
+/// many parts it has.
+fn first_parts<const N: usize>(s: &str) -> ([&str; N], usize) {
+    let mut out = [""; N];
+    let mut n = 0;
+    for part in s.split(',') {
+        if let Some(slot) = out.get_mut(n) {
+            *slot = part.trim();
+        }
+        n += 1;
+    }
+    (out, n)
+}
+
+/// Listing lines parsed one after another ([`Parser::line`]) into storage reused from line
+/// to line: no allocation per line once it has grown to what the longest line needs.
+pub struct Parser {
+    /// The mnemonic: its identifier pieces, joined (`sample_aoffimmi(1,0,0)_indexable`
+    /// is `sample_aoffimmi_indexable`).
     name: String,
-    groups: Vec<(usize, &'a str)>,
-    /// Wine's `[precise]` (all four components) or `[precise(xy)]`: a component mask.
-    precise: u32,
+    store: Storage,
+}
+
+/// What a line is parsed into, reused.
+struct Storage {
+    instr: Instruction,
+    spare: Spare,
+    /// The parenthesised groups of the mnemonic (and of a declaration, those after it):
+    /// where each body starts and ends in the line.
+    groups: Vec<(usize, usize)>,
+    /// A declaration's fields (commas at the top level), trimmed: where each starts and
+    /// ends in the line.
+    fields: Vec<(usize, usize)>,
+}
+
+impl Default for Parser {
+    fn default() -> Self {
+        Parser {
+            name: String::new(),
+            store: Storage {
+                instr: Instruction::new(0),
+                spare: Spare::default(),
+                groups: Vec::new(),
+                fields: Vec::new(),
+            },
+        }
+    }
+}
+
+impl Parser {
+    /// Parses one instruction line (without indentation); `at` locates its first byte.
+    pub fn line(&mut self, text: &str, at: LinePos) -> Result<&Instruction, ParseError> {
+        instruction_into(text, at, &mut self.name, &mut self.store)?;
+        Ok(&self.store.instr)
+    }
+}
+
+/// Parses one instruction line (without indentation); `at` locates its first byte.
+pub fn instruction(text: &str, at: LinePos) -> Result<Instruction, ParseError> {
+    let mut parser = Parser::default();
+    parser.line(text, at)?;
+    Ok(parser.store.instr)
 }
 
 /// Wine's `[precise]` / `[precise(xy)]` after the base mnemonic (vkd3d-shader 1.6
@@ -472,15 +554,23 @@ fn precise_mark(c: &mut Cursor) -> Result<Option<u32>, ParseError> {
     Ok(None)
 }
 
-fn mnemonic<'a>(c: &mut Cursor<'a>) -> Result<Mnemonic<'a>, ParseError> {
-    let mut name = String::new();
-    let mut groups = Vec::new();
+/// The mnemonic at the cursor: its name with suffixes into `name`, its parenthesised
+/// groups into `groups` (both cleared first); returns Wine's `[precise]` /
+/// `[precise(xy)]` component mask (0 without one).
+fn mnemonic(
+    c: &mut Cursor,
+    name: &mut String,
+    groups: &mut Vec<(usize, usize)>,
+) -> Result<u32, ParseError> {
+    name.clear();
+    groups.clear();
     let mut precise = 0;
     c.ws();
     loop {
         name.push_str(c.ident());
         if c.peek() == Some(b'(') {
-            groups.push(c.group()?);
+            let (at, body) = c.group()?;
+            groups.push((at, at + body.len()));
             continue;
         }
         if c.peek().is_some_and(is_ident) {
@@ -497,11 +587,7 @@ fn mnemonic<'a>(c: &mut Cursor<'a>) -> Result<Mnemonic<'a>, ParseError> {
     if name.is_empty() {
         return Err(c.err("an instruction mnemonic"));
     }
-    Ok(Mnemonic {
-        name,
-        groups,
-        precise,
-    })
+    Ok(precise)
 }
 
 /// Where the `precise` component mask sits in the controls (opcode token `[22:19]`).
@@ -514,15 +600,28 @@ fn unknown_mnemonic(t: &super::tables::Tables, name: &str) -> String {
     crate::isa::hint::expected_with_hint("an SM4/SM5 mnemonic", name, names)
 }
 
-/// Parses one instruction line (without indentation); `at` locates its first byte.
-pub fn instruction(text: &str, at: LinePos) -> Result<Instruction, ParseError> {
+/// Parses one instruction line (without indentation) into `store.instr`; `at` locates its
+/// first byte.
+fn instruction_into(
+    text: &str,
+    at: LinePos,
+    mnemonic_name: &mut String,
+    store: &mut Storage,
+) -> Result<(), ParseError> {
     let t = tables();
     let mut c = Cursor::new(text, at);
-    let m = mnemonic(&mut c)?;
-    if m.name.starts_with("dcl_") {
-        return declaration(t, &mut c, &m);
+    let precise = mnemonic(&mut c, mnemonic_name, &mut store.groups)?;
+    let full_name = mnemonic_name.as_str();
+    if full_name.starts_with("dcl_") {
+        return declaration(t, &mut c, full_name, store);
     }
-    let mut name = m.name.as_str();
+    let Storage {
+        instr,
+        spare,
+        groups: mnemonic_groups,
+        ..
+    } = store;
+    let mut name = full_name;
     let (mut controls, mut sat, mut test, mut ret_kind) = (0u32, false, None, 0u32);
     let mut sync = 0u32;
     let opcode = loop {
@@ -560,17 +659,17 @@ pub fn instruction(text: &str, at: LinePos) -> Result<Instruction, ParseError> {
             }
             name = "sync";
         } else {
-            return Err(c.err_at(0, unknown_mnemonic(t, &m.name)));
+            return Err(c.err_at(0, unknown_mnemonic(t, full_name)));
         }
     };
     let info = t
         .op(opcode)
-        .ok_or_else(|| c.err_at(0, unknown_mnemonic(t, &m.name)))?;
-    let mut instr = Instruction::new(opcode);
+        .ok_or_else(|| c.err_at(0, unknown_mnemonic(t, full_name)))?;
+    instr.reset(opcode, spare);
     if sat {
         controls |= 4;
     }
-    controls |= m.precise << PRECISE_SHIFT;
+    controls |= precise << PRECISE_SHIFT;
     match (test, t.codes.conditional.contains(&opcode)) {
         (Some(true), true) => controls |= 0x80,
         (Some(false), true) => {}
@@ -588,16 +687,17 @@ pub fn instruction(text: &str, at: LinePos) -> Result<Instruction, ParseError> {
         return Err(c.err_at(0, "`_uint` only on resinfo and sampleinfo"));
     }
     instr.controls = controls;
-    groups(t, &c, &m.groups, &mut instr)?;
+    groups(t, &c, mnemonic_groups, instr)?;
     let dst_count = info.dst_types.len();
     if !c.at_end() {
         let rest_at = c.pos;
         let rest = &text[rest_at..];
-        for (i, (off, part)) in split_top(rest).into_iter().enumerate() {
+        for (i, (off, part)) in TopParts::new(rest).enumerate() {
             let mut oc = Cursor::new(text, at);
             oc.pos = rest_at + off;
             let slot = if i < dst_count { Slot::Dst } else { Slot::Src };
-            let op = operand(t, &mut oc, slot, 0)?;
+            let mut op = spare.operand();
+            operand(t, &mut oc, slot, 0, &mut op, spare)?;
             oc.ws();
             if oc.pos != rest_at + off + part.len() {
                 return Err(oc.err("`,` or the end of the line"));
@@ -605,44 +705,44 @@ pub fn instruction(text: &str, at: LinePos) -> Result<Instruction, ParseError> {
             instr.operands.push(op);
         }
     }
-    Ok(instr)
+    Ok(())
 }
 
 /// The `(u,v,w)`, `(dim[, stride=N])` and `(types)` groups after a mnemonic, in any order.
 fn groups(
     t: &Tables,
     c: &Cursor,
-    groups: &[(usize, &str)],
+    groups: &[(usize, usize)],
     instr: &mut Instruction,
 ) -> Result<(), ParseError> {
     let mut dim = None;
     let mut types = None;
-    for (at, body) in groups {
-        let parts: Vec<&str> = body.split(',').map(str::trim).collect();
-        if parts.len() == 3 && parts.iter().all(|p| p.parse::<i8>().is_ok()) {
-            let o: Vec<i8> = parts.iter().map(|p| p.parse().unwrap_or(0)).collect();
+    for &(at, end) in groups {
+        let (parts, count) = first_parts::<4>(&c.s[at..end]);
+        if count == 3 && parts[..3].iter().all(|p| p.parse::<i8>().is_ok()) {
+            let o = [0, 1, 2].map(|i| parts[i].parse::<i8>().unwrap_or(0));
             if o.iter().any(|v| !(-8..=7).contains(v)) {
-                return Err(c.err_at(*at, "offsets in [-8, 7]"));
+                return Err(c.err_at(at, "offsets in [-8, 7]"));
             }
-            instr.set_aoffimmi(Some([o[0], o[1], o[2]]));
+            instr.set_aoffimmi(Some(o));
         } else if let Some(d) = t.dim_named(parts[0]) {
             let stride = match parts.get(1).and_then(|p| p.strip_prefix("stride=")) {
                 Some(s) => s
                     .trim()
                     .parse::<u32>()
-                    .map_err(|_| c.err_at(*at, "stride=N"))?,
+                    .map_err(|_| c.err_at(at, "stride=N"))?,
                 None => 0,
             };
             if stride > 0xfff {
-                return Err(c.err_at(*at, "a stride below 4096"));
+                return Err(c.err_at(at, "a stride below 4096"));
             }
             dim = Some(u32::from(d.code) | stride << 5);
-        } else if parts.len() == 4 {
+        } else if count == 4 {
             let mut word = 0u32;
             for (i, p) in parts.iter().enumerate() {
                 let code = t.return_type_named(p).ok_or_else(|| {
                     c.err_at(
-                        *at,
+                        at,
                         "a return type (float, uint, sint, unorm, snorm, mixed ...)",
                     )
                 })?;
@@ -651,7 +751,7 @@ fn groups(
             types = Some(word);
         } else {
             return Err(c.err_at(
-                *at,
+                at,
                 "(u,v,w) offsets, a resource dimension or four return types",
             ));
         }
@@ -674,44 +774,60 @@ fn field_number(c: &Cursor, at: usize, text: &str) -> Result<u32, ParseError> {
     t.parse().map_err(|_| c.err_at(at, "a number"))
 }
 
+/// The declaration operand at byte `start` of `text` and where it ends.
 fn decl_operand(
     t: &Tables,
     text: &str,
     at: LinePos,
     start: usize,
+    spare: &mut Spare,
 ) -> Result<(Operand, usize), ParseError> {
     let mut c = Cursor::new(text, at);
     c.pos = start;
-    let op = operand(t, &mut c, Slot::Decl, 0)?;
+    let mut op = spare.operand();
+    operand(t, &mut c, Slot::Decl, 0, &mut op, spare)?;
     Ok((op, c.pos))
 }
 
-/// A declaration line.
-fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, ParseError> {
+/// A declaration line (`name` is its mnemonic, its groups in `store.groups`), into
+/// `store.instr`.
+fn declaration(
+    t: &Tables,
+    c: &mut Cursor,
+    name: &str,
+    store: &mut Storage,
+) -> Result<(), ParseError> {
+    let Storage {
+        instr,
+        spare,
+        groups,
+        fields,
+    } = store;
     let f = &t.file;
     let text = c.s;
     let at = c.at;
     // Groups after the name and whitespace: `dcl_resource_texture2d (float,...) t0`.
-    let mut groups = m.groups.clone();
     c.ws();
     while c.peek() == Some(b'(') {
-        groups.push(c.group()?);
+        let (o, body) = c.group()?;
+        groups.push((o, o + body.len()));
         c.ws();
     }
     let rest_at = c.pos;
-    let fields: Vec<(usize, &str)> = if c.at_end() {
-        Vec::new()
-    } else {
-        split_top(&text[rest_at..])
-            .into_iter()
-            .map(|(o, s)| (rest_at + o + (s.len() - s.trim_start().len()), s.trim()))
-            .collect()
-    };
+    fields.clear();
+    if !c.at_end() {
+        fields.extend(TopParts::new(&text[rest_at..]).map(|(o, s)| {
+            let start = rest_at + o + (s.len() - s.trim_start().len());
+            (start, start + s.trim().len())
+        }));
+    }
+    let fields = &*fields;
+    // The groups not yet read; `_unknown_flags(..)` reads the first.
+    let mut groups: &[(usize, usize)] = groups;
+    let group = |groups: &[(usize, usize)], i: usize| groups.get(i).map(|&(o, e)| (o, &text[o..e]));
+    let field_at = |i: usize| fields.get(i).map(|&(o, e)| (o, &text[o..e]));
     let field = |i: usize| {
-        fields
-            .get(i)
-            .copied()
-            .ok_or_else(|| c.err_at(text.len(), format!("field {} of `{}`", i + 1, m.name)))
+        field_at(i).ok_or_else(|| c.err_at(text.len(), format!("field {} of `{name}`", i + 1)))
     };
     let num = |i: usize| -> Result<u32, ParseError> {
         let (o, s) = field(i)?;
@@ -719,9 +835,9 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
     };
     // Field `i` as an operand of at most `most` indices (four only for the constant-buffer
     // size of `dcl_constantbuffer CB0[lower:upper][size]`).
-    let opnd_upto = |i: usize, most: usize| -> Result<Operand, ParseError> {
+    let opnd_upto = |i: usize, most: usize, spare: &mut Spare| -> Result<Operand, ParseError> {
         let (o, s) = field(i)?;
-        let (op, end) = decl_operand(t, text, at, o)?;
+        let (op, end) = decl_operand(t, text, at, o, spare)?;
         if end - o != s.len() {
             return Err(c.err_at(end, "`,` or the end of the declaration"));
         }
@@ -730,7 +846,7 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
         }
         Ok(op)
     };
-    let opnd = |i: usize| opnd_upto(i, MAX_INDICES);
+    let opnd = |i: usize, spare: &mut Spare| opnd_upto(i, MAX_INDICES, spare);
     let named = |i: usize, rows: &[(u8, String)], what: &str| -> Result<u32, ParseError> {
         let (o, s) = field(i)?;
         find_code(rows, s)
@@ -742,35 +858,33 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
         find_code(&f.system_values, t.fxc_word(s)).ok_or_else(|| c.err_at(o, "a system value name"))
     };
     let optional_space = |i: usize, words: &mut Vec<u32>| -> Result<(), ParseError> {
-        if let Some((o, s)) = fields.get(i) {
+        if let Some((o, s)) = field_at(i) {
             if !s.starts_with("space=") {
-                return Err(c.err_at(*o, "space=N"));
+                return Err(c.err_at(o, "space=N"));
             }
-            words.push(field_number(c, *o, s)?);
+            words.push(field_number(c, o, s)?);
         }
         Ok(())
     };
-    let types_word = |groups: &[(usize, &str)], from: usize| -> Result<u32, ParseError> {
-        let Some((o, body)) = groups.get(from) else {
+    let types_word = |group: Option<(usize, &str)>| -> Result<u32, ParseError> {
+        let Some((o, body)) = group else {
             return Ok(0x5555);
         };
         let mut word = 0;
-        let parts: Vec<&str> = body.split(',').map(str::trim).collect();
-        if parts.len() != 4 {
-            return Err(c.err_at(*o, "four return types"));
+        let (parts, count) = first_parts::<4>(body);
+        if count != 4 {
+            return Err(c.err_at(o, "four return types"));
         }
         for (i, p) in parts.iter().enumerate() {
             word |= u32::from(
                 t.return_type_named(p)
-                    .ok_or_else(|| c.err_at(*o, "a return type"))?,
+                    .ok_or_else(|| c.err_at(o, "a return type"))?,
             ) << (4 * i);
         }
         Ok(word)
     };
-    let name = m.name.as_str();
-    let mut instr;
     if name == "dcl_immediateConstantBuffer" {
-        instr = Instruction::new(OP_CUSTOMDATA);
+        instr.reset(OP_CUSTOMDATA, spare);
         instr.controls = 3;
         let body = text[rest_at..].trim();
         let inner = body
@@ -785,28 +899,27 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
             let row = row
                 .strip_prefix('{')
                 .ok_or_else(|| c.err_at(rest_at, "`{` opening a row"))?;
-            let values: Vec<&str> = row.split(',').collect();
-            if values.len() != 4 {
+            if row.split(',').count() != 4 {
                 return Err(c.err_at(rest_at, "rows of four values"));
             }
-            for v in values {
+            for v in row.split(',') {
                 let bits = number_bits(v, false).ok_or_else(|| c.err_at(rest_at, "a number"))?;
                 instr.words.push(bits as u32);
             }
         }
-        return Ok(instr);
+        return Ok(());
     }
     if let Some(dim) = name
         .strip_prefix("dcl_resource_")
         .filter(|d| t.dim_named(d).is_some())
     {
         let d = t.dim_named(dim).map_or(0, |d| d.code);
-        instr = Instruction::new(88);
-        let (count, types_from) = match groups.first() {
+        instr.reset(88, spare);
+        let (count, types_from) = match group(groups, 0) {
             Some((o, g)) if !g.contains(',') => (
                 g.trim()
                     .parse::<u32>()
-                    .map_err(|_| c.err_at(*o, "a sample count"))?,
+                    .map_err(|_| c.err_at(o, "a sample count"))?,
                 1,
             ),
             _ => (0, 0),
@@ -819,15 +932,16 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
             "a sample count",
         )?;
         instr.controls = u32::from(d) | count << 5;
-        instr.operands.push(opnd(0)?);
-        instr.words.push(types_word(&groups, types_from)?);
+        instr.operands.push(opnd(0, spare)?);
+        instr.words.push(types_word(group(groups, types_from))?);
         optional_space(1, &mut instr.words)?;
-        return Ok(instr);
+        return Ok(());
     }
     // Wine: `dcl_uav_typedtexture2d(float,...)`, unnamed UAV flags as `_unknown_flags(0x4)`.
     let (name, extra_flags) = match name.strip_suffix("_unknown_flags") {
         Some(n) if !groups.is_empty() => {
-            let (o, bits) = groups.remove(0);
+            let (o, bits) = group(groups, 0).unwrap_or_default();
+            groups = &groups[1..];
             (n, unknown_flags(c, o, Some(bits))? << UAV_FLAGS_SHIFT)
         }
         _ => (name, 0),
@@ -838,25 +952,25 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
         let d = t
             .dim_named(dim)
             .ok_or_else(|| c.err_at(0, "a UAV dimension"))?;
-        instr = Instruction::new(156);
+        instr.reset(156, spare);
         instr.controls = u32::from(d.code) | flags;
-        instr.operands.push(opnd(0)?);
-        instr.words.push(types_word(&groups, 0)?);
+        instr.operands.push(opnd(0, spare)?);
+        instr.words.push(types_word(group(groups, 0))?);
         optional_space(1, &mut instr.words)?;
-        return Ok(instr);
+        return Ok(());
     }
     let (base, uav) = uav_flags(name);
     let uav = uav | extra_flags;
     let opcode = t
         .opcode_named(base)
         .ok_or_else(|| c.err_at(0, "a declaration"))?;
-    instr = Instruction::new(opcode);
+    instr.reset(opcode, spare);
     instr.controls = uav;
     let w = &mut instr.words;
     let ops = &mut instr.operands;
     match opcode {
         89 => {
-            let mut op = opnd_upto(0, MAX_INDICES + 1)?;
+            let mut op = opnd_upto(0, MAX_INDICES + 1, spare)?;
             if let Some(size) = op.indices.get(3) {
                 let (o, _) = field(0)?;
                 if size.rel.is_some() {
@@ -875,13 +989,13 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
             optional_space(2, w)?;
         }
         90 => {
-            ops.push(opnd(0)?);
+            ops.push(opnd(0, spare)?);
             // Wine omits `mode_default` (code 0) and spells `mode_comparison` `comparisonMode`.
-            let mode = fields.get(1).filter(|(_, s)| !s.starts_with("space="));
+            let mode = field_at(1).filter(|(_, s)| !s.starts_with("space="));
             if let Some((o, mode)) = mode {
                 instr.controls = find_code(&f.sampler_modes, t.fxc_word(mode))
                     .map(u32::from)
-                    .ok_or_else(|| c.err_at(*o, "mode_default, mode_comparison or mode_mono"))?;
+                    .ok_or_else(|| c.err_at(o, "mode_default, mode_comparison or mode_mono"))?;
             }
             optional_space(1 + usize::from(mode.is_some()), w)?;
         }
@@ -892,7 +1006,7 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
                 .rev()
                 .find(|(_, ch)| *ch == ' ')
                 .ok_or_else(|| c.err_at(o, "`register count`"))?;
-            let (op, _) = decl_operand(t, &text[..o + space_at], at, o)?;
+            let (op, _) = decl_operand(t, &text[..o + space_at], at, o, spare)?;
             ops.push(op);
             w.push(field_number(c, o + space_at, &s[space_at..])?);
         }
@@ -917,9 +1031,9 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
             };
         }
         94 | 104 | 153 | 154 | 206 => w.push(num(0)?),
-        95 | 101 | 143 => ops.push(opnd(0)?),
+        95 | 101 | 143 => ops.push(opnd(0, spare)?),
         96 | 97 | 102 | 103 => {
-            ops.push(opnd(0)?);
+            ops.push(opnd(0, spare)?);
             w.push(sysval(1)?);
         }
         98..=100 => {
@@ -938,7 +1052,7 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
                 }
             }
             instr.controls = mode;
-            let (op, _) = decl_operand(t, text, at, op_at)?;
+            let (op, _) = decl_operand(t, text, at, op_at, spare)?;
             ops.push(op);
             if opcode != 98 {
                 w.push(sysval(1)?);
@@ -956,7 +1070,7 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
             w.push(num(1)?);
         }
         106 => {
-            let (o, s) = fields.first().copied().unwrap_or((rest_at, ""));
+            let (o, s) = field_at(0).unwrap_or((rest_at, ""));
             for flag in s.split('|').map(str::trim).filter(|f| !f.is_empty()) {
                 // vkd3d-shader 1.6 prints the bits it has no name for as
                 // `unknown_flags(0x80)`, counted from controls bit 0 (token bit 11).
@@ -999,26 +1113,26 @@ fn declaration(t: &Tables, c: &mut Cursor, m: &Mnemonic) -> Result<Instruction, 
             }
         }
         157 | 161 => {
-            ops.push(opnd(0)?);
+            ops.push(opnd(0, spare)?);
             optional_space(1, w)?;
         }
         158 | 162 => {
-            ops.push(opnd(0)?);
+            ops.push(opnd(0, spare)?);
             w.push(num(1)?);
             optional_space(2, w)?;
         }
         159 => {
-            ops.push(opnd(0)?);
+            ops.push(opnd(0, spare)?);
             w.push(num(1)?);
         }
         160 => {
-            ops.push(opnd(0)?);
+            ops.push(opnd(0, spare)?);
             w.push(num(1)?);
             w.push(num(2)?);
         }
         _ => return Err(c.err_at(0, "a declaration texlate assembles")),
     }
-    Ok(instr)
+    Ok(())
 }
 
 /// Width of the sample count of `dcl_resource_texture2dms(N)` (controls `[22:16]`).

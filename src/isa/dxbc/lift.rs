@@ -315,6 +315,11 @@ fn lanes(op: &Operand) -> usize {
     }
 }
 
+/// Whether an instruction with `opcode` may lift: [`lifts`] is false for every other.
+pub fn may_lift(opcode: u16) -> bool {
+    tables().op(opcode).is_some_and(|o| o.tex.is_some())
+}
+
 /// Whether [`lift`] makes a texture instruction of `instr`, whatever the declarations: a
 /// texture opcode with one operand per role of its table row, the roles its LOD rule reads
 /// among them, and not a size or sample query of a UAV (`resinfo u0` stays an opaque item:

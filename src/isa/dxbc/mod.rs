@@ -567,17 +567,18 @@ fn parse_text_items(src: &str) -> Result<Program, Error> {
     let mut parsed: Vec<(usize, Instruction, LineText, asm::LinePos)> = Vec::new();
     // One buffer for every instruction's dwords.
     let mut words = Vec::new();
+    let mut parser = asm::Parser::default();
     for item in items.by_ref() {
         let mut bytes = Vec::new();
         if let Some(indent) = item.code {
-            let (instr, at, code) = assemble_line(&item, indent, &mut words)?;
-            decls.add(&instr);
+            let (instr, at, code) = assemble_line(&mut parser, &item, indent, &mut words)?;
+            decls.add(instr);
             let line_text = LineText {
                 indent: item.text[..indent].to_string(),
                 trailing: item.text[indent + code.len()..].to_string(),
             };
             bytes = tokens::le_bytes(&words);
-            parsed.push((program.items.len(), instr, line_text, at));
+            parsed.push((program.items.len(), instr.clone(), line_text, at));
         }
         program.items.push(Item::Opaque(Opaque {
             text: Some(item.text.to_string()),
@@ -610,20 +611,21 @@ fn parse_text_items(src: &str) -> Result<Program, Error> {
 }
 
 /// The instruction or declaration of a listing item that is code (`indent` bytes into its
-/// text), where it starts, and its text without indentation and trailing comment; `words`
-/// receives its dwords. Errors: the parser's (line and column), or an instruction with no
-/// encoding (validation, at the item).
-fn assemble_line<'a>(
+/// text), parsed by `parser` (into its storage), where it starts, and its text without
+/// indentation and trailing comment; `words` receives its dwords. Errors: the parser's
+/// (line and column), or an instruction with no encoding (validation, at the item).
+fn assemble_line<'a, 'p>(
+    parser: &'p mut asm::Parser,
     item: &listing::Item<'a>,
     indent: usize,
     words: &mut Vec<u32>,
-) -> Result<(Instruction, asm::LinePos, &'a str), Error> {
+) -> Result<(&'p Instruction, asm::LinePos, &'a str), Error> {
     let at = asm::LinePos {
         line: item.span.line,
         column: indent as u32 + 1,
     };
     let code = code_part(&item.text[indent..]);
-    let instr = asm::instruction(code, at).map_err(Error::Parse)?;
+    let instr = parser.line(code, at).map_err(Error::Parse)?;
     words.clear();
     instr
         .encode(words)

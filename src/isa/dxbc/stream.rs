@@ -28,7 +28,7 @@
 //! [`Stats::items`] counts token instructions and declarations (binary input) or listing
 //! items (text input).
 
-use super::{assemble_line, container, decode_error, disasm, lift, listing, tokens};
+use super::{asm, assemble_line, container, decode_error, disasm, lift, listing, tokens};
 use crate::error::Error;
 use crate::ir::Isa;
 use crate::stream::{read_all, transcode_whole, write_whole, Input, Stats, StreamError};
@@ -49,23 +49,25 @@ fn token_words(bytes: &[u8]) -> Result<(Vec<u32>, usize), Error> {
 }
 
 /// Decodes `bytes` as [`super::decode_binary`] does, with the same errors, calling
-/// `version` with the version token and then `each` with every instruction in order, each
-/// with `state`.
+/// `version` with the version token and then `each` with every instruction in order whose
+/// opcode `keep` keeps, each with `state`; the others are only checked.
 fn decode_each<S>(
     bytes: &[u8],
     state: &mut S,
     version: impl FnOnce(&mut S, u32),
+    keep: impl Fn(u16) -> bool,
     mut each: impl FnMut(&mut S, &tokens::Instruction),
 ) -> Result<Stats, Error> {
     let (words, base) = token_words(bytes)?;
     let (v, mut instrs) = tokens::Instructions::program(&words, base).map_err(decode_error)?;
     version(state, v);
     let mut stats = Stats::default();
-    while let Some(next) = instrs.next_instruction() {
-        let (_, instr) = next.map_err(decode_error)?;
-        each(state, instr);
+    while let Some(next) = instrs.check_next(&keep) {
         stats.items += 1;
-        stats.texture += u64::from(lift::lifts(instr));
+        if let Some(instr) = next.map_err(decode_error)? {
+            each(state, instr);
+            stats.texture += u64::from(lift::lifts(instr));
+        }
     }
     Ok(stats)
 }
@@ -81,6 +83,7 @@ pub(super) fn print_binary(bytes: &[u8], out: &mut String) -> Result<Stats, Erro
             disasm::push_profile(out, version);
             out.push('\n');
         },
+        |_| true,
         |out, instr| {
             indent.push(out, instr.opcode);
             disasm::push_instruction(out, instr);
@@ -94,16 +97,17 @@ pub(super) fn print_binary(bytes: &[u8], out: &mut String) -> Result<Stats, Erro
 pub(super) fn print_listing(src: &str, out: &mut String) -> Result<Stats, Error> {
     let mut items = listing::Items::new(src);
     let mut words = Vec::new();
+    let mut parser = asm::Parser::default();
     let mut stats = Stats::default();
     for item in items.by_ref() {
         stats.items += 1;
         match item.code {
             Some(indent) => {
-                let (instr, _, code) = assemble_line(&item, indent, &mut words)?;
-                if lift::lifts(&instr) {
+                let (instr, _, code) = assemble_line(&mut parser, &item, indent, &mut words)?;
+                if lift::lifts(instr) {
                     stats.texture += 1;
                     out.push_str(&item.text[..indent]);
-                    disasm::push_instruction(out, &instr);
+                    disasm::push_instruction(out, instr);
                     out.push_str(&item.text[indent + code.len()..]);
                 } else {
                     out.push_str(item.text);
@@ -150,7 +154,8 @@ pub(super) fn transcode(
     let mut text = String::new();
     let stats = match (binary, emit) {
         (true, Form::Binary) => {
-            let stats = decode_each(&bytes, &mut (), |_, _| {}, |_, _| {})?;
+            // Only what may be a texture instruction is decoded whole, to be counted.
+            let stats = decode_each(&bytes, &mut (), |_, _| {}, lift::may_lift, |_, _| {})?;
             write_whole(out, &bytes)?;
             return Ok(stats);
         }

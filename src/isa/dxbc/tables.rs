@@ -6,7 +6,10 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 use crate::ir::{Dim, TexOp};
+use crate::isa::names::Names;
 use crate::mappings::parse_table;
+
+use super::tokens::{OPERAND_IMM32, OPERAND_IMM64};
 
 /// One row of `opcodes`: number, fxc mnemonic, destination and source operand types.
 #[derive(Debug, Deserialize)]
@@ -184,6 +187,10 @@ pub struct Tables {
     pub ops: Vec<Option<OpInfo>>,
     pub by_name: HashMap<String, u16>,
     pub dims: Vec<DimInfo>,
+    /// [`Tables::opcode_named`] of every name it knows, hashed once.
+    mnemonics: Names<u16>,
+    /// [`Tables::register_named`] of every name it knows (an index into `register_types`).
+    registers: Names<usize>,
 }
 
 fn role(name: &str) -> Role {
@@ -332,13 +339,39 @@ impl Tables {
             sampler: ty("s"),
             imm32: ty("l"),
         };
-        Tables {
+        let mut t = Tables {
             file,
             codes,
             ops,
             by_name,
             dims,
-        }
+            mnemonics: Names::new(std::iter::empty()),
+            registers: Names::new(std::iter::empty()),
+        };
+        // Every name that either look-up knows is one of these, so the maps answer as
+        // the scans do for every name.
+        let f = &t.file;
+        let mnemonics = t
+            .by_name
+            .keys()
+            .chain(f.wine_aliases.iter().map(|(w, _)| w));
+        let mnemonics = Names::new(
+            mnemonics
+                .filter_map(|n| Some((n.clone(), t.opcode_scan(n)?)))
+                .collect::<Vec<_>>()
+                .into_iter(),
+        );
+        let registers = f.register_types.iter().flat_map(|r| [&r.1, &r.4]);
+        let registers = registers.chain(f.wine_words.iter().map(|(w, _)| w));
+        let registers = Names::new(
+            registers
+                .filter_map(|n| Some((n.clone(), t.register_scan(n)?)))
+                .collect::<Vec<_>>()
+                .into_iter(),
+        );
+        t.mnemonics = mnemonics;
+        t.registers = registers;
+        t
     }
 
     /// The opcode of `mnemonic` (fxc spelling); `None` when the table has no such opcode.
@@ -353,6 +386,11 @@ impl Tables {
 
     /// The opcode spelled `name` (fxc spelling or a Wine alias).
     pub fn opcode_named(&self, name: &str) -> Option<u16> {
+        self.mnemonics.get(name.as_bytes()).copied()
+    }
+
+    /// [`Tables::opcode_named`] by scanning the tables.
+    fn opcode_scan(&self, name: &str) -> Option<u16> {
         if let Some(code) = self.by_name.get(name) {
             return Some(*code);
         }
@@ -393,6 +431,23 @@ impl Tables {
     /// The operand type with `code`.
     pub fn register_type(&self, code: u8) -> Option<&RegisterTypeRow> {
         self.file.register_types.iter().find(|r| r.0 == code)
+    }
+
+    /// The register file (not an immediate) spelled `name`: the first row whose prefix is
+    /// `name`'s fxc spelling ([`Tables::fxc_word`]) or whose SM5.1 prefix is `name`.
+    pub fn register_named(&self, name: &str) -> Option<&RegisterTypeRow> {
+        let row = *self.registers.get(name.as_bytes())?;
+        self.file.register_types.get(row)
+    }
+
+    /// The row index of [`Tables::register_named`] by scanning the tables.
+    fn register_scan(&self, name: &str) -> Option<usize> {
+        let fxc_name = self.fxc_word(name);
+        self.file.register_types.iter().position(|r| {
+            r.0 != OPERAND_IMM32
+                && r.0 != OPERAND_IMM64
+                && (r.1 == fxc_name || (!r.4.is_empty() && r.4 == name))
+        })
     }
 
     /// The operand types, in table order.

@@ -110,6 +110,19 @@ impl Operand {
         }
     }
 
+    /// Makes the operand what [`Operand::new`]`(ty, &[])` makes, keeping its storage (the
+    /// operands of its relative indices go back to `spare`).
+    pub fn reset(&mut self, ty: u8, spare: &mut Spare) {
+        spare.reclaim_indices(self);
+        self.num_components = 2;
+        self.selection = SEL_SWIZZLE;
+        self.comp = 0xe4;
+        self.ty = ty;
+        self.unused_repr = 0;
+        self.extended.clear();
+        self.imm.clear();
+    }
+
     /// The source modifier bits of the extended operand token (1 = neg, 2 = abs).
     pub fn modifier(&self) -> u32 {
         self.extended
@@ -244,6 +257,16 @@ impl Instruction {
             operands: Vec::new(),
             words: Vec::new(),
         }
+    }
+
+    /// Makes the instruction what [`Instruction::new`]`(opcode)` makes, keeping its storage
+    /// (its operands go back to `spare`).
+    pub fn reset(&mut self, opcode: u16, spare: &mut Spare) {
+        self.opcode = opcode;
+        self.controls = 0;
+        self.extended.clear();
+        self.words.clear();
+        spare.operands.append(&mut self.operands);
     }
 
     /// The extended token of `kind`, if present.
@@ -382,21 +405,32 @@ impl Reader<'_> {
         Ok(w)
     }
 
-    /// A chain of extended tokens after a token with bit 31 set, into `chain` (cleared).
-    fn chain(&mut self, end: usize, what: &str, chain: &mut Vec<u32>) -> Result<(), DecodeError> {
-        chain.clear();
+    /// A chain of extended tokens after a token with bit 31 set, into `chain` (cleared)
+    /// when `KEEP`.
+    fn chain<const KEEP: bool>(
+        &mut self,
+        end: usize,
+        what: &str,
+        chain: &mut Vec<u32>,
+    ) -> Result<(), DecodeError> {
+        if KEEP {
+            chain.clear();
+        }
         loop {
             let t = self.next(end, what)?;
-            chain.push(t);
+            if KEEP {
+                chain.push(t);
+            }
             if t & 0x8000_0000 == 0 {
                 return Ok(());
             }
         }
     }
 
-    /// The operand at `self.pos`, decoded into `op` (every field rewritten); storage of the
-    /// operand it held before goes back to `spare`.
-    fn operand(
+    /// The operand at `self.pos`, decoded into `op` (every field rewritten) when `KEEP`;
+    /// storage of the operand it held before goes back to `spare`. Without `KEEP` the
+    /// operand is only checked (the same checks and errors) and `op` is left as it was.
+    fn operand<const KEEP: bool>(
         &mut self,
         op: &mut Operand,
         end: usize,
@@ -408,10 +442,12 @@ impl Reader<'_> {
             return Err(self.err(at, "relative addressing nested too deeply"));
         }
         let token = self.next(end, "operand")?;
-        spare.reclaim_indices(op);
-        op.extended.clear();
+        if KEEP {
+            spare.reclaim_indices(op);
+            op.extended.clear();
+        }
         if token & 0x8000_0000 != 0 {
-            self.chain(end, "extended operand token", &mut op.extended)?;
+            self.chain::<KEEP>(end, "extended operand token", &mut op.extended)?;
         }
         let num_components = (token & 3) as u8;
         let ty = ((token >> 12) & 0xff) as u8;
@@ -432,10 +468,14 @@ impl Reader<'_> {
             }
             _ => 0,
         };
-        op.imm.clear();
+        if KEEP {
+            op.imm.clear();
+        }
         for _ in 0..imm_count {
             let value = self.next(end, "immediate value")?;
-            op.imm.push(value);
+            if KEEP {
+                op.imm.push(value);
+            }
         }
         for d in 0..dims {
             let repr = ((reprs >> (3 * d)) & 7) as u8;
@@ -452,21 +492,29 @@ impl Reader<'_> {
                     ))
                 }
             };
+            if !KEEP {
+                if rel {
+                    self.operand::<false>(op, end, depth + 1, spare)?;
+                }
+                continue;
+            }
             let rel = if rel {
                 let mut inner = spare.boxes.pop().unwrap_or_default();
-                self.operand(&mut inner, end, depth + 1, spare)?;
+                self.operand::<true>(&mut inner, end, depth + 1, spare)?;
                 Some(inner)
             } else {
                 None
             };
             op.indices.push(Index { repr, imm, rel });
         }
-        let used_bits = (1u32 << (3 * dims)) - 1;
-        op.num_components = num_components;
-        op.selection = ((token >> 2) & 3) as u8;
-        op.comp = ((token >> 4) & 0xff) as u8;
-        op.ty = ty;
-        op.unused_repr = (reprs & !used_bits) as u16;
+        if KEEP {
+            let used_bits = (1u32 << (3 * dims)) - 1;
+            op.num_components = num_components;
+            op.selection = ((token >> 2) & 3) as u8;
+            op.comp = ((token >> 4) & 0xff) as u8;
+            op.ty = ty;
+            op.unused_repr = (reprs & !used_bits) as u16;
+        }
         Ok(())
     }
 
@@ -479,13 +527,15 @@ impl Reader<'_> {
     /// One instruction starting at `self.pos`.
     fn instruction(&mut self) -> Result<Instruction, DecodeError> {
         let mut instr = Instruction::new(0);
-        self.instruction_into(&mut instr, &mut Spare::default())?;
+        self.instruction_into::<true>(&mut instr, &mut Spare::default())?;
         Ok(instr)
     }
 
     /// The instruction starting at `self.pos`, decoded into `instr` (every field
-    /// rewritten); the storage of what it held before goes back to `spare` or is reused.
-    fn instruction_into(
+    /// rewritten) when `KEEP`; the storage of what it held before goes back to `spare` or
+    /// is reused. Without `KEEP` the instruction is only checked (the same checks and
+    /// errors) and `instr` is left as it was.
+    fn instruction_into<const KEEP: bool>(
         &mut self,
         instr: &mut Instruction,
         spare: &mut Spare,
@@ -494,9 +544,11 @@ impl Reader<'_> {
         let token = self.words[at];
         let opcode = (token & 0x7ff) as u16;
         let remaining = self.words.len() - at;
-        instr.extended.clear();
-        instr.words.clear();
-        instr.opcode = opcode;
+        if KEEP {
+            instr.extended.clear();
+            instr.words.clear();
+            instr.opcode = opcode;
+        }
         if opcode == OP_CUSTOMDATA {
             let len = *self
                 .words
@@ -512,9 +564,11 @@ impl Reader<'_> {
                 ));
             }
             self.pos = at + len;
-            spare.operands.append(&mut instr.operands);
-            instr.controls = token >> 11;
-            instr.words.extend_from_slice(&self.words[at + 2..at + len]);
+            if KEEP {
+                spare.operands.append(&mut instr.operands);
+                instr.controls = token >> 11;
+                instr.words.extend_from_slice(&self.words[at + 2..at + len]);
+            }
             return Ok(());
         }
         let len = ((token >> 24) & 0x7f) as usize;
@@ -529,7 +583,7 @@ impl Reader<'_> {
         let end = at + len;
         self.pos = at + 1;
         if token & 0x8000_0000 != 0 {
-            self.chain(end, "extended opcode token", &mut instr.extended)?;
+            self.chain::<KEEP>(end, "extended opcode token", &mut instr.extended)?;
         }
         let info = tables().op(opcode);
         let layout = info.map_or(Layout::Raw, |o| o.layout);
@@ -542,7 +596,8 @@ impl Reader<'_> {
             Layout::Raw => Some(0),
         };
         // The operands are decoded over those of the instruction decoded before, in place;
-        // the ones left over go back to `spare`.
+        // the ones left over go back to `spare`. Checked only, each goes through `unkept`.
+        let mut unkept = Operand::default();
         let mut n = 0;
         loop {
             let more = match count {
@@ -552,18 +607,25 @@ impl Reader<'_> {
             if !more {
                 break;
             }
+            if !KEEP {
+                self.operand::<false>(&mut unkept, end, 0, spare)?;
+                n += 1;
+                continue;
+            }
             if n == instr.operands.len() {
                 instr
                     .operands
                     .push(spare.operands.pop().unwrap_or_default());
             }
-            self.operand(&mut instr.operands[n], end, 0, spare)?;
+            self.operand::<true>(&mut instr.operands[n], end, 0, spare)?;
             n += 1;
         }
-        spare.operands.extend(instr.operands.drain(n..));
-        instr.words.extend_from_slice(&self.words[self.pos..end]);
+        if KEEP {
+            spare.operands.extend(instr.operands.drain(n..));
+            instr.words.extend_from_slice(&self.words[self.pos..end]);
+            instr.controls = (token >> 11) & 0x1fff;
+        }
         self.pos = end;
-        instr.controls = (token >> 11) & 0x1fff;
         Ok(())
     }
 }
@@ -579,6 +641,16 @@ pub struct Spare {
 }
 
 impl Spare {
+    /// An operand for new contents: one given back before, or a new one.
+    pub fn operand(&mut self) -> Operand {
+        self.operands.pop().unwrap_or_default()
+    }
+
+    /// A boxed operand for a relative index: one given back before, or a new one.
+    pub fn boxed(&mut self) -> Box<Operand> {
+        self.boxes.pop().unwrap_or_default()
+    }
+
     /// Takes back the relative-index operands of `op`'s indices and clears them.
     fn reclaim_indices(&mut self, op: &mut Operand) {
         for idx in &mut op.indices {
@@ -652,9 +724,27 @@ impl<'a> Instructions<'a> {
         }
         let offset = r.offset(r.pos);
         Some(
-            r.instruction_into(&mut self.instr, &mut self.spare)
+            r.instruction_into::<true>(&mut self.instr, &mut self.spare)
                 .map(|()| (offset, &self.instr)),
         )
+    }
+
+    /// The next instruction checked as [`Instructions::next_instruction`] decodes it (the
+    /// same checks and errors), its fields decoded only when `keep` says so for its opcode:
+    /// `Some(instruction)` then, `None` when only checked; `None` at the end.
+    pub fn check_next(
+        &mut self,
+        keep: impl FnOnce(u16) -> bool,
+    ) -> Option<Result<Option<&Instruction>, DecodeError>> {
+        let r = &mut self.reader;
+        let opcode = (*r.words.get(r.pos)? & 0x7ff) as u16;
+        Some(if keep(opcode) {
+            r.instruction_into::<true>(&mut self.instr, &mut self.spare)
+                .map(|()| Some(&self.instr))
+        } else {
+            r.instruction_into::<false>(&mut self.instr, &mut self.spare)
+                .map(|()| None)
+        })
     }
 }
 
@@ -831,5 +921,111 @@ mod tests {
         instr.encode(&mut words).unwrap();
         let decoded = decode_instructions(&words).unwrap();
         assert_eq!(decoded[0].1, instr);
+    }
+
+    /// A random instruction: an opcode token of a plausible length (sometimes with an
+    /// extended token), then operand-like dwords (random components, types, index
+    /// representations, relative indices, extended operand tokens) and random dwords.
+    fn random_instruction(next: &mut impl FnMut() -> u64, out: &mut Vec<u32>) {
+        let r = next();
+        let len = 1 + (r % 9) as u32;
+        let opcode = match (r >> 8) % 4 {
+            0 => u32::from(OP_CUSTOMDATA),
+            1 => (r >> 16) as u32 & 0x7ff,
+            _ => (r >> 16) as u32 % 0xd0,
+        };
+        out.push(
+            opcode | ((r >> 32) as u32 & 0x1fff) << 11 | len << 24 | ((r >> 60) as u32 & 1) << 31,
+        );
+        if opcode == u32::from(OP_CUSTOMDATA) {
+            out.push((next() % 12) as u32);
+        }
+        for _ in 1..len {
+            let r = next();
+            let word = match r % 4 {
+                // An operand token: few index dimensions, mostly defined representations.
+                0 | 1 => {
+                    let reprs = ((r >> 8) % 5) as u32 | (((r >> 12) % 8) as u32) << 3;
+                    (r >> 32) as u32 & 0x000f_fff3
+                        | ((r >> 16) % 4) as u32
+                        | (((r >> 20) % 4) as u32) << 20
+                        | reprs << 22
+                        | ((r >> 24) as u32 % 4 / 3) << 31
+                }
+                2 => (r >> 16) as u32 % 4,
+                _ => (r >> 16) as u32,
+            };
+            out.push(word);
+        }
+    }
+
+    /// Checking an instruction without keeping it ([`Instructions::check_next`]) accepts
+    /// and refuses what decoding it ([`Instructions::next_instruction`]) does, with the
+    /// same errors, and an instruction it keeps is the decoded one.
+    #[test]
+    fn checking_agrees_with_decoding() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let (mut accepted, mut refused) = (0, 0);
+        for round in 0..20_000u64 {
+            let mut words = vec![0x50, 0];
+            for _ in 0..1 + next() % 6 {
+                random_instruction(&mut next, &mut words);
+            }
+            words[1] = words.len() as u32;
+            let mut decoded = Vec::new();
+            let (_, mut instrs) = Instructions::program(&words, 0).unwrap();
+            while let Some(r) = instrs.next_instruction() {
+                let r = r.map(|(offset, i)| (offset, i.clone()));
+                let stop = r.is_err();
+                decoded.push(r);
+                if stop {
+                    break;
+                }
+            }
+            let mut checked = Vec::new();
+            let (_, mut instrs) = Instructions::program(&words, 0).unwrap();
+            let keep = |opcode: u16| (u64::from(opcode) + round) % 3 == 0;
+            loop {
+                let offset = instrs.reader.offset(instrs.reader.pos);
+                let Some(r) = instrs.check_next(keep) else {
+                    break;
+                };
+                let stop = r.is_err();
+                checked.push(r.map(|kept| (offset, kept.cloned())));
+                if stop {
+                    break;
+                }
+            }
+            assert_eq!(decoded.len(), checked.len(), "{words:08x?}");
+            for (d, c) in decoded.iter().zip(&checked) {
+                match (d, c) {
+                    (Ok((o, i)), Ok((p, kept))) => {
+                        assert_eq!(o, p, "{words:08x?}");
+                        if let Some(k) = kept {
+                            assert_eq!(k, i, "{words:08x?}");
+                        } else {
+                            assert!(!keep(i.opcode), "{words:08x?}");
+                        }
+                    }
+                    (Err(a), Err(b)) => assert_eq!(a, b, "{words:08x?}"),
+                    _ => panic!("{words:08x?}: decoded {d:?}, checked {c:?}"),
+                }
+            }
+            match decoded.last() {
+                Some(Err(_)) => refused += 1,
+                _ => accepted += 1,
+            }
+        }
+        // Both outcomes are exercised, many times.
+        assert!(
+            accepted > 1000 && refused > 1000,
+            "{accepted} accepted, {refused} refused"
+        );
     }
 }

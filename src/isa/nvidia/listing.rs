@@ -12,13 +12,17 @@
 use super::binary::{opaque_texture, phase_of, program_sm};
 use super::control::{self, BUNDLE_WORDS};
 use super::table::Sm;
-use super::text::{is_texture_text, parse_inst, print_inst, push_hex16, push_hex_digits, TextOut};
+use super::text::{is_texture_text, parse_inst, print_inst, write_inst, TextOut};
 use super::{
     decode_word_on, emit_inst, encode_word_on, extras_of, lift, ListingLine, NvInst,
     NvidiaContainer, NvidiaExtras,
 };
 use crate::error::{Error, ParseError};
 use crate::ir::{Isa, Item, Opaque, Program, Span};
+use crate::isa::text_out::{hex16_digits, push_hex16, push_hex_digits};
+
+/// Where the 16 digits of an encoding comment `/* 0x… */` are, from its first byte.
+const HEX_DIGITS_AT: std::ops::Range<usize> = 5..21;
 
 /// The byte index of the first `needle` in `hay`, as `str::find` gives it: a scan for the
 /// needle's first byte, then a compare (`str::find` of a string sets up a Two-Way searcher on
@@ -42,7 +46,7 @@ pub(super) fn find_short(hay: &str, needle: &str) -> Option<usize> {
 /// byte offset just past it.
 pub(super) fn hex_comment(line: &str) -> Option<(usize, u64, usize)> {
     let col = find_short(line, "/* 0x")?;
-    let digits = line.get(col + 5..col + 21)?;
+    let digits = line.get(col + HEX_DIGITS_AT.start..col + HEX_DIGITS_AT.end)?;
     if !digits.bytes().all(|b| b.is_ascii_hexdigit()) || line.get(col + 21..col + 24)? != " */" {
         return None;
     }
@@ -117,9 +121,56 @@ fn alu_line(line: &str) -> Option<(u64, &str)> {
     Some((word, text))
 }
 
+/// How a texture instruction's line is laid out around its text: [`ListingLine`] borrowed
+/// from the line as read (parsing, streaming) or from the IR's extras (printing).
+pub(super) struct Layout<'a> {
+    lead: &'a str,
+    gap: &'a str,
+    terminator: &'a str,
+    hex_column: Option<usize>,
+    hex_next_line: Option<usize>,
+    trailing: &'a str,
+}
+
+impl Layout<'_> {
+    /// Whether the instruction shows its word (an encoding comment on its line or the next).
+    pub(super) fn has_hex(&self) -> bool {
+        self.hex_column.is_some() || self.hex_next_line.is_some()
+    }
+
+    /// The bundle slot its address shows, if it shows one.
+    pub(super) fn address_slot(&self) -> Option<usize> {
+        line_address(self.lead).map(address_slot)
+    }
+
+    fn to_owned(&self) -> ListingLine {
+        ListingLine {
+            lead: self.lead.to_string(),
+            gap: self.gap.to_string(),
+            terminator: self.terminator.to_string(),
+            hex_column: self.hex_column,
+            hex_next_line: self.hex_next_line,
+            trailing: self.trailing.to_string(),
+        }
+    }
+}
+
+impl ListingLine {
+    fn layout(&self) -> Layout<'_> {
+        Layout {
+            lead: &self.lead,
+            gap: &self.gap,
+            terminator: &self.terminator,
+            hex_column: self.hex_column,
+            hex_next_line: self.hex_next_line,
+            trailing: &self.trailing,
+        }
+    }
+}
+
 /// A texture instruction line split into its layout and the instruction text.
 struct TexLine<'a> {
-    layout: ListingLine,
+    layout: Layout<'a>,
     text: &'a str,
     text_start: usize,
     /// The word of the encoding comment on the line.
@@ -146,18 +197,16 @@ fn split_tex_line(line: &str) -> Option<TexLine<'_>> {
     let gap = &body[text.len()..text_end];
     let rest = &body[rest_start..];
     let (hex_column, word, trailing) = match hex_comment(rest) {
-        Some((col, word, end)) if rest[..col].trim().is_empty() => (
-            Some(start + rest_start + col),
-            Some(word),
-            rest[end..].to_string(),
-        ),
-        _ => (None, None, rest.to_string()),
+        Some((col, word, end)) if rest[..col].trim().is_empty() => {
+            (Some(start + rest_start + col), Some(word), &rest[end..])
+        }
+        _ => (None, None, rest),
     };
     Some(TexLine {
-        layout: ListingLine {
-            lead: line[..start].to_string(),
-            gap: gap.to_string(),
-            terminator: terminator.to_string(),
+        layout: Layout {
+            lead: &line[..start],
+            gap,
+            terminator,
             hex_column,
             hex_next_line: None,
             trailing,
@@ -166,6 +215,121 @@ fn split_tex_line(line: &str) -> Option<TexLine<'_>> {
         text_start: start,
         word,
     })
+}
+
+/// One item of a listing as [`parse`] reads it: a line, or a texture line ending in `}`
+/// whose encoding comment is the next line.
+pub(super) enum ListingItem<'a> {
+    /// A line kept as read: not a texture instruction (checked by
+    /// [`super::mnemonics::check_other_line`]), or one the IR does not model (`.F16`).
+    Kept {
+        /// Whether it is a texture instruction (`.F16`).
+        texture: bool,
+    },
+    /// A texture instruction.
+    Tex(TexItem<'a>),
+}
+
+/// A texture instruction of a listing: what it prints back from.
+pub(super) struct TexItem<'a> {
+    /// Its layout.
+    pub(super) layout: Layout<'a>,
+    /// The instruction, its unprinted bits taken from its encoding comment.
+    pub(super) inst: NvInst,
+    /// Its text as read.
+    text: &'a str,
+    /// The 1-based line and column of its text.
+    line: u32,
+    column: u32,
+    /// Whether it took the next line (its encoding comment).
+    pub(super) joined: bool,
+}
+
+impl TexItem<'_> {
+    /// The error [`lift::lift`]'s failure `e` is at the instruction.
+    fn lift_error(&self, e: super::FieldError) -> Error {
+        ParseError {
+            line: self.line,
+            column: self.column,
+            token: self.text.to_string(),
+            expected: e.to_string(),
+        }
+        .into()
+    }
+
+    /// Where the instruction is, for the IR.
+    pub(super) fn span(&self) -> Span {
+        Span {
+            offset: 0,
+            line: self.line,
+            column: self.column,
+        }
+    }
+}
+
+/// Reads the listing item starting at `line` (1-based number `line_no`; `next` is the line
+/// after it), for `sm`: what [`parse`] reads there, and the same error. A texture
+/// instruction is checked to lift ([`lift::check`]): it prints from the instruction read.
+pub(super) fn read_item<'a>(
+    line: &'a str,
+    next: Option<&'a str>,
+    line_no: u32,
+    sm: Sm,
+) -> Result<ListingItem<'a>, Error> {
+    let Some(tl) = split_tex_line(line) else {
+        super::mnemonics::check_other_line(line, line_no)?;
+        return Ok(ListingItem::Kept { texture: false });
+    };
+    let column = one_based(tl.text_start);
+    let mut inst = parse_inst(tl.text, line_no, column)?;
+    encode_word_on(&inst, sm).map_err(|e| ParseError {
+        line: line_no,
+        column,
+        token: tl.text.split_whitespace().next().unwrap_or("").to_string(),
+        expected: format!("an instruction {sm} encodes ({e})"),
+    })?;
+    // `.F16` results (two halves per register) have no IR form: the line is kept as read
+    // (printed back, encoded from its text by `asm`, refused by translation).
+    if inst.f16 {
+        return Ok(ListingItem::Kept { texture: true });
+    }
+    let TexLine {
+        mut layout,
+        text,
+        mut word,
+        ..
+    } = tl;
+    let mut joined = false;
+    if layout.terminator == "}" && word.is_none() {
+        if let Some((col, w)) = next.and_then(lone_hex) {
+            layout.hex_next_line = Some(col);
+            word = Some(w);
+            joined = true;
+        }
+    }
+    // Keep the word's unprinted bits when its encoding comment is this instruction.
+    if let Some(Ok(Some(mut decoded))) = word.map(|w| decode_word_on(w, sm)) {
+        decoded.phase = inst.phase;
+        decoded.raw = 0;
+        let mut plain = inst.clone();
+        plain.raw = 0;
+        if decoded == plain {
+            let w = word.unwrap_or(0);
+            inst.raw = w & super::table::table()
+                .form_of(w)
+                .map_or(0, |f| f.free_bits_on(sm));
+        }
+    }
+    let item = TexItem {
+        layout,
+        inst,
+        text,
+        line: line_no,
+        column,
+        joined,
+    };
+    lift::check(&item.inst).map_err(|e| item.lift_error(e))?;
+    Ok(ListingItem::Tex(item))
 }
 
 /// A line that is only an encoding comment: its column and word.
@@ -216,78 +380,34 @@ pub(super) fn parse(src: &str, sm: Sm) -> Result<Program, Error> {
     while i < lines.len() {
         let line = lines[i];
         let line_no = one_based(i);
-        let span = Span {
-            offset: 0,
-            line: line_no,
-            column: 1,
-        };
-        let Some(mut tl) = split_tex_line(line) else {
-            super::mnemonics::check_other_line(line, line_no)?;
-            let item = Item::Opaque(Opaque {
+        let opaque = || {
+            Item::Opaque(Opaque {
                 text: Some(line.to_string()),
                 bytes: Vec::new(),
-                span,
-            });
-            program.items.push(match alu_line(line) {
-                Some((word, text)) => super::read_alu(item, word, Some(text)),
-                None => item,
-            });
-            i += 1;
-            continue;
+                span: Span {
+                    offset: 0,
+                    line: line_no,
+                    column: 1,
+                },
+            })
         };
-        let column = one_based(tl.text_start);
-        let mut inst = parse_inst(tl.text, line_no, column)?;
-        encode_word_on(&inst, sm).map_err(|e| ParseError {
-            line: line_no,
-            column,
-            token: tl.text.split_whitespace().next().unwrap_or("").to_string(),
-            expected: format!("an instruction {sm} encodes ({e})"),
-        })?;
-        // `.F16` results (two halves per register) have no IR form: the line is kept as read
-        // (printed back, encoded from its text by `asm`, refused by translation).
-        if inst.f16 {
-            program.items.push(Item::Opaque(Opaque {
-                text: Some(line.to_string()),
-                bytes: Vec::new(),
-                span,
-            }));
-            i += 1;
-            continue;
-        }
-        if tl.layout.terminator == "}" && tl.word.is_none() {
-            if let Some((col, word)) = lines.get(i + 1).and_then(|l| lone_hex(l)) {
-                tl.layout.hex_next_line = Some(col);
-                tl.word = Some(word);
-                i += 1;
+        match read_item(line, lines.get(i + 1).copied(), line_no, sm)? {
+            ListingItem::Kept { texture: false } => {
+                program.items.push(match alu_line(line) {
+                    Some((word, text)) => super::read_alu(opaque(), word, Some(text)),
+                    None => opaque(),
+                });
+            }
+            ListingItem::Kept { texture: true } => program.items.push(opaque()),
+            ListingItem::Tex(tex) => {
+                let mut extras = NvidiaExtras::empty();
+                extras.listing = Some(tex.layout.to_owned());
+                let ti =
+                    lift::lift(&tex.inst, extras, tex.span()).map_err(|e| tex.lift_error(e))?;
+                program.items.push(Item::Tex(Box::new(ti)));
+                i += usize::from(tex.joined);
             }
         }
-        // Keep the word's unprinted bits when its encoding comment is this instruction.
-        if let Some(Ok(Some(mut decoded))) = tl.word.map(|w| decode_word_on(w, sm)) {
-            decoded.phase = inst.phase;
-            decoded.raw = 0;
-            let mut plain = inst.clone();
-            plain.raw = 0;
-            if decoded == plain {
-                inst.raw = tl.word.unwrap_or(0)
-                    & super::table::table()
-                        .form_of(tl.word.unwrap_or(0))
-                        .map_or(0, |f| f.free_bits_on(sm));
-            }
-        }
-        let mut extras = NvidiaExtras::empty();
-        extras.listing = Some(tl.layout);
-        let at = Span {
-            offset: 0,
-            line: line_no,
-            column,
-        };
-        let ti = lift::lift(&inst, extras, at).map_err(|e| ParseError {
-            line: line_no,
-            column,
-            token: tl.text.to_string(),
-            expected: e.to_string(),
-        })?;
-        program.items.push(Item::Tex(Box::new(ti)));
         i += 1;
     }
     program.state = crate::ir::Origin::new(NvidiaContainer::Listing {
@@ -313,34 +433,45 @@ fn hex_text(word: u64) -> String {
 }
 
 /// Appends `/* 0x…16 digits… */`, the encoding comment of `word`.
-fn push_hex_comment(out: &mut String, word: u64) {
-    out.push_str("/* ");
+fn push_hex_comment(out: &mut impl TextOut, word: u64) {
+    out.push_text("/* ");
     push_hex16(out, word);
-    out.push_str(" */");
+    out.push_text(" */");
 }
 
-/// Pads the line that starts at byte `line_start` of `out` with spaces up to `column`, with
-/// at least one space.
-fn pad_to(out: &mut String, line_start: usize, column: usize) {
-    let n = column.saturating_sub(out.len() - line_start).max(1);
-    out.extend(std::iter::repeat_n(' ', n));
-}
-
-/// Appends the lines of one texture instruction in a listing, ended (but for the last) by
-/// `nl`: written into the listing's buffer, as this runs once per instruction.
-fn write_tex_lines(out: &mut String, text: &str, word: u64, layout: &ListingLine, nl: &str) {
-    let line_start = out.len();
-    for part in [&layout.lead, text, &layout.gap, &layout.terminator] {
-        out.push_str(part);
+/// Appends `n` spaces.
+fn push_spaces(out: &mut impl TextOut, mut n: usize) {
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        out.push_text(&SPACES[..k]);
+        n -= k;
     }
+}
+
+/// Appends the lines of one texture instruction in a listing, its text appended by `text`,
+/// ended (but for the last) by `nl`: written into the listing's buffer, as this runs once
+/// per instruction.
+pub(super) fn write_tex_lines<O: TextOut>(
+    out: &mut O,
+    text: impl FnOnce(&mut O),
+    word: u64,
+    layout: &Layout,
+    nl: &str,
+) {
+    let line_start = out.text_len();
+    out.push_text(layout.lead);
+    text(out);
+    out.push_text(layout.gap);
+    out.push_text(layout.terminator);
     if let Some(col) = layout.hex_column {
-        pad_to(out, line_start, col);
+        // Padded to the column, with at least one space.
+        push_spaces(out, col.saturating_sub(out.text_len() - line_start).max(1));
         push_hex_comment(out, word);
     }
-    out.push_str(&layout.trailing);
+    out.push_text(layout.trailing);
     if let Some(col) = layout.hex_next_line {
-        out.push_str(nl);
-        out.extend(std::iter::repeat_n(' ', col));
+        out.push_text(nl);
+        push_spaces(out, col);
         push_hex_comment(out, word);
     }
 }
@@ -387,91 +518,126 @@ fn word_of(bytes: &[u8]) -> u64 {
     u64::from_le_bytes(b)
 }
 
+/// Writes each texture instruction's phase into the encoding comment of its bundle's
+/// control word as a listing is printed, so an edited listing stays consistent. The lines
+/// that show a word (an encoding comment) count as the listing's words; a texture line's
+/// bundle slot is its address's (a listing excerpt need not start at a bundle), else its
+/// position's, and its control word is the line `slot` words before when that line is a
+/// lone encoding comment. Only the last bundle's lines are remembered: a printer holds its
+/// output back from the oldest control comment that can still change
+/// ([`Phases::pending_from`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Phases {
+    /// Word lines so far.
+    words: usize,
+    /// The last word lines by position mod [`BUNDLE_WORDS`].
+    recent: [Option<WordLine>; BUNDLE_WORDS],
+}
+
+/// A line that shows a word, as [`Phases`] remembers it.
+#[derive(Clone, Copy, Debug)]
+struct WordLine {
+    /// Its position among the word lines.
+    pos: usize,
+    /// For a lone encoding comment (a control word can be one): the output offset of its
+    /// digits and its word so far.
+    control: Option<(usize, u64)>,
+}
+
+impl Phases {
+    fn push(&mut self, control: Option<(usize, u64)>) -> usize {
+        let pos = self.words;
+        self.recent[pos % BUNDLE_WORDS] = Some(WordLine { pos, control });
+        self.words += 1;
+        pos
+    }
+
+    /// A line kept as read, printed at output offset `start` (`None`: not printed): counted
+    /// if it shows a word, remembered as a possible control word if it is a lone encoding
+    /// comment that is printed.
+    pub(super) fn kept_line(&mut self, line: &str, start: Option<usize>) {
+        if let Some((col, word, _)) = hex_comment(line) {
+            let control = lone_hex(line)
+                .and(start)
+                .map(|start| (start + col + HEX_DIGITS_AT.start, word));
+            self.push(control);
+        }
+    }
+
+    /// A texture instruction with `phase` laid out as `layout`: the control comment it
+    /// changes, as (output offset of its digits, new word).
+    pub(super) fn tex(&mut self, layout: &Layout, phase: u8) -> Option<(usize, u64)> {
+        if !layout.has_hex() {
+            return None;
+        }
+        let pos = self.push(None);
+        let slot = layout.address_slot().unwrap_or(pos % BUNDLE_WORDS);
+        let c = pos.checked_sub(slot).filter(|_| slot != 0)?;
+        let line = self.recent[c % BUNDLE_WORDS]
+            .as_mut()
+            .filter(|l| l.pos == c)?;
+        let (at, ctrl) = line.control.as_mut()?;
+        *ctrl = control::with_phase(*ctrl, slot, phase);
+        Some((*at, *ctrl))
+    }
+
+    /// The output offset of the oldest control comment a later line can still change.
+    pub(super) fn pending_from(&self) -> Option<usize> {
+        let first = self.words.saturating_sub(BUNDLE_WORDS - 1);
+        self.recent
+            .iter()
+            .flatten()
+            .filter(|l| l.pos >= first)
+            .filter_map(|l| l.control.map(|(at, _)| at))
+            .min()
+    }
+
+    /// Forgets the control comments pending (their final words are written).
+    pub(super) fn settle(&mut self) {
+        for line in self.recent.iter_mut().flatten() {
+            line.control = None;
+        }
+    }
+}
+
+/// Rewrites the control comment `patch` ([`Phases::tex`]) names in `out`, whose first byte
+/// is output offset `base`.
+pub(super) fn apply_patch(out: &mut impl TextOut, base: usize, patch: Option<(usize, u64)>) {
+    if let Some((at, ctrl)) = patch {
+        out.overwrite_ascii(at - base, &hex16_digits(ctrl));
+    }
+}
+
 fn print_listing(p: &Program, crlf: bool, final_newline: bool) -> Result<String, Error> {
-    // Pass 1: the words in stream order, to write phases into control-word comments.
-    let mut rendered: Vec<Option<(String, u64, u8)>> = Vec::with_capacity(p.items.len());
-    let mut word_items: Vec<usize> = Vec::new();
-    for (k, item) in p.items.iter().enumerate() {
-        match item {
-            Item::Tex(t) => {
-                let (inst, word) = emit_inst(t)?;
-                let has_hex = extras_of(t)
-                    .and_then(|x| x.listing.as_ref())
-                    .is_some_and(|l| l.hex_column.is_some() || l.hex_next_line.is_some());
-                if has_hex {
-                    word_items.push(k);
-                }
-                rendered.push(Some((print_inst(&inst), word, inst.phase)));
-            }
-            Item::Comment(_) => rendered.push(None),
-            Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia)),
-            Item::Opaque(o) => {
-                if o.text.as_deref().and_then(hex_comment).is_some() {
-                    word_items.push(k);
-                }
-                rendered.push(None);
-            }
-        }
-    }
-    // Control-word item → the (slot, phase) of the texture instructions of its bundle. The
-    // slot comes from the line's address (a listing excerpt need not start at a bundle); the
-    // control word is the lone encoding comment `slot` words before, when the listing has it.
-    let mut ctrl_patch: crate::hash::FastMap<usize, Vec<(usize, u8)>> = Default::default();
-    for (pos, &k) in word_items.iter().enumerate() {
-        let (Some(Some((_, _, phase))), Some(Item::Tex(t))) = (rendered.get(k), p.items.get(k))
-        else {
-            continue;
-        };
-        let address = extras_of(t)
-            .and_then(|x| x.listing.as_ref())
-            .and_then(|l| line_address(&l.lead));
-        let slot = address.map_or(pos % BUNDLE_WORDS, address_slot);
-        let ctrl = pos.checked_sub(slot).and_then(|c| word_items.get(c));
-        let is_control_line = |c: usize| match p.items.get(c) {
-            Some(Item::Opaque(o)) => o.text.as_deref().and_then(lone_hex).is_some(),
-            _ => false,
-        };
-        if let Some(&c) = ctrl.filter(|&&c| slot != 0 && is_control_line(c)) {
-            ctrl_patch.entry(c).or_default().push((slot, *phase));
-        }
-    }
     let nl = if crlf { "\r\n" } else { "\n" };
     // An nvdisasm line is ~90 bytes: sized once rather than regrown through the listing.
     let mut out = String::with_capacity(p.items.len() * 96);
+    let mut phases = Phases::default();
     for (k, item) in p.items.iter().enumerate() {
         if k > 0 {
             out.push_str(nl);
         }
         match item {
             Item::Tex(t) => {
-                let Some(Some((text, word, _))) = rendered.get(k) else {
-                    continue;
-                };
+                let (inst, word) = emit_inst(t)?;
                 match extras_of(t).and_then(|x| x.listing.as_ref()) {
-                    Some(layout) => write_tex_lines(&mut out, text, *word, layout, nl),
-                    None => out.push_str(text),
+                    Some(layout) => {
+                        let layout = layout.layout();
+                        apply_patch(&mut out, 0, phases.tex(&layout, inst.phase));
+                        write_tex_lines(&mut out, |o| write_inst(o, &inst), word, &layout, nl);
+                    }
+                    None => write_inst(&mut out, &inst),
                 }
             }
             Item::Comment(c) => out.push_str(&crate::isa::comment_line(&c.text)),
             Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia)),
-            Item::Opaque(o) => {
-                let text = match &o.text {
-                    Some(text) => std::borrow::Cow::Borrowed(text.as_str()),
-                    None => std::borrow::Cow::Owned(hex_text(word_of(&o.bytes))),
-                };
-                let slots = ctrl_patch.get(&k).map_or(&[][..], Vec::as_slice);
-                match hex_comment(&text) {
-                    Some((col, ctrl, end)) if !slots.is_empty() => {
-                        let patched = slots.iter().fold(ctrl, |c, (slot, phase)| {
-                            control::with_phase(c, *slot, *phase)
-                        });
-                        out.push_str(&text[..col]);
-                        push_hex_comment(&mut out, patched);
-                        out.push_str(&text[end..]);
-                    }
-                    _ => out.push_str(&text),
+            Item::Opaque(o) => match &o.text {
+                Some(text) => {
+                    phases.kept_line(text, Some(out.len()));
+                    out.push_str(text);
                 }
-            }
+                None => push_hex_comment(&mut out, word_of(&o.bytes)),
+            },
         }
     }
     if final_newline && !p.items.is_empty() {
@@ -520,12 +686,7 @@ pub(super) fn stream_line<O: TextOut>(
     if out.text_len() > before {
         out.push_text(" ;");
     }
-    let mut pad = column.saturating_sub(out.text_len() - start).max(1);
-    while pad > 0 {
-        let n = pad.min(SPACES.len());
-        out.push_text(&SPACES[..n]);
-        pad -= n;
-    }
+    push_spaces(out, column.saturating_sub(out.text_len() - start).max(1));
     out.push_text("/* ");
     push_hex16(out, word);
     out.push_text(" */\n");

@@ -19,6 +19,7 @@ mod emit_inst;
 pub mod inst;
 mod lift;
 mod listing;
+mod listing_stream;
 pub mod mnemonics;
 pub mod packing;
 mod shapes;
@@ -148,14 +149,19 @@ pub fn extras_of(t: &TexInstr) -> Option<&NvidiaExtras> {
 /// Emits and encodes one IR instruction: its ISA form and its word.
 pub fn emit_inst(t: &TexInstr) -> Result<(NvInst, u64), Error> {
     let inst = emit_inst::emit(t)?;
-    let word = encode_word(&inst).map_err(|e| {
+    let word = encode_at(&inst, t.span)?;
+    Ok((inst, word))
+}
+
+/// Encodes an instruction that prints at `span`; the error is a validation error there.
+fn encode_at(inst: &NvInst, span: Span) -> Result<u64, Error> {
+    encode_word(inst).map_err(|e| {
         Error::Validation(crate::error::ValidationError {
-            location: crate::error::Location::from_span(t.span, t.span.line > 0),
+            location: crate::error::Location::from_span(span, span.line > 0),
             rule: e.field,
             detail: e.reason,
         })
-    })?;
-    Ok((inst, word))
+    })
 }
 
 /// Lifts one decoded instruction read at `span`.

@@ -302,19 +302,35 @@ pub(super) fn disasm_hex(
     Ok(stats)
 }
 
-/// [`crate::stream::transcode`] to binary of a raw stream or a cubin: what the whole-program
-/// path writes is the input itself when it accepts it, so each word is checked
-/// ([`Shapes`]: the same errors, in the same order, as decoding then encoding) and the input
-/// is written back as read. `None`: another input or output form, for the whole-program path.
+/// [`crate::stream::transcode`]: to text, a listing line by line
+/// ([`super::listing_stream`]) and a binary as [`disasm`] prints it (decoding then printing);
+/// to binary, a raw stream or a cubin as [`transcode_binary`] checks it. `None`: a listing
+/// to binary or `--emit tokens`, for the whole-program path.
 pub(super) fn transcode(
     input: &mut dyn Input,
     emit: Form,
     out: &mut dyn Write,
     sm: Sm,
 ) -> Result<Option<Stats>, StreamError> {
-    if emit != Form::Binary {
-        return Ok(None);
+    match emit {
+        Form::Text => match super::listing_stream::transcode(input, out, sm)? {
+            Some(stats) => Ok(Some(stats)),
+            None => disasm(input, out, sm).map(Some),
+        },
+        Form::Binary => transcode_binary(input, out, sm),
+        Form::Tokens => Ok(None),
     }
+}
+
+/// [`transcode`] to binary of a raw stream or a cubin: what the whole-program path writes is
+/// the input itself when it accepts it, so each word is checked ([`Shapes`]: the same
+/// errors, in the same order, as decoding then encoding) and the input is written back as
+/// read. `None`: a listing, for the whole-program path.
+fn transcode_binary(
+    input: &mut dyn Input,
+    out: &mut dyn Write,
+    sm: Sm,
+) -> Result<Option<Stats>, StreamError> {
     let (len, elf) = probe(input)?;
     if elf {
         return transcode_cubin(&crate::stream::read_all(input)?, out, sm).map(Some);

@@ -15,7 +15,7 @@ pub fn reg_name(r: u8) -> String {
 }
 
 pub use crate::isa::text_out::TextOut;
-pub(super) use crate::isa::text_out::{push_decimal, push_hex, push_hex16, push_hex_digits};
+pub(super) use crate::isa::text_out::{push_decimal, push_hex};
 
 fn push_reg(out: &mut (impl TextOut + ?Sized), r: u8) {
     if r == RZ {

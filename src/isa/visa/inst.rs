@@ -1,6 +1,7 @@
 //! The exact ISA-level form of a vISA sampler instruction, and what the IR keeps of vISA.
 
 use super::tables::{self, OpDesc, OpcodeDesc};
+use crate::isa::text_out::{push_decimal, push_hex_width, TextOut};
 
 /// A raw operand: a general variable and a byte offset into it (`V0057.64`, `%null.0`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -85,12 +86,33 @@ impl Region {
     }
 }
 
+impl Region {
+    /// [`Region`]'s `Display`, appended to `out`.
+    pub fn push_text(self, out: &mut (impl TextOut + ?Sized)) {
+        match self.values() {
+            Some([v, w, h]) => {
+                out.push_ascii(b'<');
+                push_decimal(out, u64::from(v));
+                out.push_ascii(b';');
+                push_decimal(out, u64::from(w));
+                out.push_ascii(b',');
+                push_decimal(out, u64::from(h));
+                out.push_ascii(b'>');
+            }
+            None => {
+                out.push_text("<region ");
+                push_hex_width(out, u64::from(self.0), 4);
+                out.push_ascii(b'>');
+            }
+        }
+    }
+}
+
 impl std::fmt::Display for Region {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.values() {
-            Some([v, w, h]) => write!(f, "<{v};{w},{h}>"),
-            None => write!(f, "<region {:#06x}>", self.0),
-        }
+        let mut s = String::new();
+        self.push_text(&mut s);
+        f.write_str(&s)
     }
 }
 

@@ -14,6 +14,7 @@
 //! The tables (opcodes, sub-ops, parameter orders, types, modifiers) are
 //! `mappings/visa.toml`.
 
+mod accept;
 mod alu;
 mod binary;
 mod constants;
@@ -290,6 +291,20 @@ fn print_tex(
     checks: Checks,
     line_no: u32,
 ) -> Result<String, Error> {
+    let mut line = String::new();
+    write_tex(&mut line, t, from, scope, checks, line_no)?;
+    Ok(line)
+}
+
+/// [`print_tex`], appended to `out`.
+fn write_tex(
+    out: &mut String,
+    t: &TexInstr,
+    from: Isa,
+    scope: &Scope,
+    checks: Checks,
+    line_no: u32,
+) -> Result<(), Error> {
     let at = Location::Text {
         line: line_no,
         column: 1,
@@ -297,7 +312,8 @@ fn print_tex(
     let inst = emit_checked(t, from, scope, checks, at)?;
     let op = inst.op().ok_or_else(|| internal("emitted op"))?;
     let layout = t.origin.get::<VisaExtras>().and_then(|e| e.layout.as_ref());
-    Ok(text::print_line(&inst, op, layout, scope))
+    text::write_line(out, &inst, op, layout, scope);
+    Ok(())
 }
 
 /// The text of an opaque item: vISA lines as read; another ISA's lines as vISA comments, so

@@ -4,6 +4,7 @@
 
 use crate::error::{Error, Location, ParseError, ValidationError};
 use crate::ir::{Dimension, Program, Resource, SamplerDecl, Variable};
+use crate::isa::text_out::{push_decimal, push_decimal_width, TextOut};
 
 use super::inst::VisaProgram;
 use super::tables::{self, TypeDesc};
@@ -107,48 +108,77 @@ impl<'p> Scope<'p> {
 
     /// The name of general variable `index`.
     pub fn var_name(&self, index: u32) -> String {
+        let mut s = String::new();
+        self.push_var_name(&mut s, index);
+        s
+    }
+
+    /// [`Scope::var_name`], appended to `out`.
+    pub fn push_var_name(&self, out: &mut (impl TextOut + ?Sized), index: u32) {
         let limits = &tables::tables().limits;
         if let Some(n) = limits.predefined_variables.get(index as usize) {
-            return n.clone();
+            return out.push_text(n);
         }
         if index < limits.first_user_variable {
-            return format!("V{index}");
+            out.push_ascii(b'V');
+            return push_decimal(out, u64::from(index));
         }
         let pos = (index - limits.first_user_variable) as usize;
         match self.program.variables.get_index(pos) {
-            Some((name, _)) => name.clone(),
-            None => format!("V{index:04}"),
+            Some((name, _)) => out.push_text(name),
+            None => {
+                out.push_ascii(b'V');
+                push_decimal_width(out, u64::from(index), 4);
+            }
         }
     }
 
-    /// The name of sampler `index`.
-    pub fn sampler_name(&self, index: u8) -> String {
+    /// The name of sampler `index`, appended to `out`.
+    pub fn push_sampler_name(&self, out: &mut (impl TextOut + ?Sized), index: u8) {
         match self.program.samplers.get(&u32::from(index)) {
-            Some(s) => s.name.clone(),
-            None => format!("S{index}"),
+            Some(s) => out.push_text(&s.name),
+            None => {
+                out.push_ascii(b'S');
+                push_decimal(out, u64::from(index));
+            }
         }
     }
 
-    /// The name of surface `index`.
-    pub fn surface_name(&self, index: u8) -> String {
+    /// The name of surface `index`, appended to `out`.
+    pub fn push_surface_name(&self, out: &mut (impl TextOut + ?Sized), index: u8) {
         let limits = &tables::tables().limits;
         if let Some(r) = self.program.resources.get(&u32::from(index)) {
-            return r.name.clone();
+            return out.push_text(&r.name);
         }
         match limits.predefined_surfaces.get(usize::from(index)) {
-            Some(n) => n.clone(),
-            None => format!("T{index}"),
+            Some(n) => out.push_text(n),
+            None => {
+                out.push_ascii(b'T');
+                push_decimal(out, u64::from(index));
+            }
         }
     }
 
     /// The name of predicate `id`.
     pub fn pred_name(&self, id: u16) -> String {
+        let mut s = String::new();
+        self.push_pred_name(&mut s, id);
+        s
+    }
+
+    /// [`Scope::pred_name`], appended to `out`.
+    pub fn push_pred_name(&self, out: &mut (impl TextOut + ?Sized), id: u16) {
         let first = tables::tables().limits.first_user_predicate;
-        u32::from(id)
+        let declared = u32::from(id)
             .checked_sub(first)
-            .and_then(|p| self.predicates.get(p as usize))
-            .cloned()
-            .unwrap_or_else(|| format!("P{id}"))
+            .and_then(|p| self.predicates.get(p as usize));
+        match declared {
+            Some(name) => out.push_text(name),
+            None => {
+                out.push_ascii(b'P');
+                push_decimal(out, u64::from(id));
+            }
+        }
     }
 
     /// The declared element type of general variable `index`, when declared.
@@ -181,7 +211,7 @@ pub fn read_decls(
 
 /// The names declared so far, to refuse a second declaration of one.
 #[derive(Default)]
-pub struct DeclaredNames(std::collections::HashSet<String>);
+pub struct DeclaredNames(crate::hash::FastSet<String>);
 
 /// Reads line `line_no` into `program`'s tables and `visa`'s predicate list when it is a
 /// `.decl` line (`// .decl` comments, IGC's predefined block, are not declarations);
@@ -213,10 +243,20 @@ pub fn read_decl(
             "a variable name",
         ));
     };
-    let attr = |key: &str| -> Option<(usize, &str)> {
-        split_words(rest, indent).find_map(|(c, w)| w.strip_prefix(key).map(|v| (c, v)))
-    };
-    let Some((vt_col, v_type)) = attr("v_type=") else {
+    // Each attribute is the first word, the name included, that starts with its key.
+    let (mut v_type_attr, mut type_attr, mut num_elts_attr) = (None, None, None);
+    for (col, word) in std::iter::once((name_col, name)).chain(words) {
+        for (key, attr) in [
+            ("v_type=", &mut v_type_attr),
+            ("type=", &mut type_attr),
+            ("num_elts=", &mut num_elts_attr),
+        ] {
+            if attr.is_none() {
+                *attr = word.strip_prefix(key).map(|v| (col, v));
+            }
+        }
+    }
+    let Some((vt_col, v_type)) = v_type_attr else {
         return Err(parse_error(
             line,
             line_no,
@@ -254,12 +294,12 @@ pub fn read_decl(
     }
     match v_type {
         "G" => {
-            let ty = attr("type=").map_or("", |(_, t)| t);
+            let ty = type_attr.map_or("", |(_, t)| t);
             if !ty.is_empty() && tables::type_by_name(ty).is_none() {
-                let (col, _) = attr("type=").unwrap_or((vt_col, ""));
+                let (col, _) = type_attr.unwrap_or((vt_col, ""));
                 return Err(parse_error(line, line_no, col, ty, "a vISA type name"));
             }
-            let num_elts = attr("num_elts=").map_or(Ok(0), |(col, n)| {
+            let num_elts = num_elts_attr.map_or(Ok(0), |(col, n)| {
                 n.parse::<u32>()
                     .map_err(|_| parse_error(line, line_no, col, n, "a number of elements"))
             })?;

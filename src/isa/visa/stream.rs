@@ -10,18 +10,19 @@
 //! so an error printing one stops the output and is returned only when the rest reads.
 //!
 //! Before its first line, the whole path knows whether the input is binary after all (a zero
-//! byte or the `.isa` magic, read a chunk at a time; invalid UTF-8), whether every line ends
+//! byte or the `.isa` magic, seen a chunk at a time; invalid UTF-8), whether every line ends
 //! in `\r\n`, and the `.decl` declarations, which name variables for every line, also those
-//! before them; so text is read once for those and once more line by line. Memory holds one
-//! line, the declarations and the output buffer.
+//! before them; so text is read once for those and once more line by line. Memory holds a
+//! chunk of the input, the longest line, the declarations and the output buffer.
 
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, Read, Write};
 
 use crate::error::Error;
 use crate::ir::{Isa, Program};
 use crate::stream::{Input, Sink, Stats, StreamError};
 use crate::Form;
 
+use super::accept::Acceptor;
 use super::binary::MAX_INST_BYTES;
 use super::inst::FieldPositions;
 use super::names::{self, Scope};
@@ -51,10 +52,23 @@ pub(super) fn disasm(input: &mut dyn Input, out: &mut dyn Write) -> Result<Stats
     instructions(input, Form::Text, out)
 }
 
-/// One line of the input at a time: its bytes without the `\n`, and whether it had one.
+/// One line of the input at a time: its bytes without the `\n`, and whether it had one. The
+/// input is read a chunk at a time and a line is handed out where it lies in the chunk (one
+/// that runs on into the next chunk is moved to the front first), so memory holds a chunk
+/// and the longest line. Each chunk is looked at for what makes the input binary, a zero
+/// byte or (the first) the `.isa` magic: from then on there are no more lines
+/// ([`LineReader::binary`]), whether or not a line end is ever found.
 struct LineReader<'a> {
-    reader: BufReader<&'a mut dyn Input>,
-    line: Vec<u8>,
+    input: &'a mut dyn Input,
+    buf: Vec<u8>,
+    /// Where the next line starts in `buf`.
+    start: usize,
+    /// `buf[start..scanned]` holds no `\n`.
+    scanned: usize,
+    eof: bool,
+    /// Nothing read yet.
+    fresh: bool,
+    binary: bool,
 }
 
 impl<'a> LineReader<'a> {
@@ -62,22 +76,56 @@ impl<'a> LineReader<'a> {
     fn new(input: &'a mut dyn Input) -> io::Result<Self> {
         input.rewind()?;
         Ok(LineReader {
-            reader: BufReader::with_capacity(CHUNK, input),
-            line: Vec::new(),
+            input,
+            buf: Vec::with_capacity(CHUNK),
+            start: 0,
+            scanned: 0,
+            eof: false,
+            fresh: true,
+            binary: false,
         })
     }
 
-    /// The next line and whether a `\n` ended it; `None` at the end of the input.
+    /// Whether a zero byte or the `.isa` magic was met (then [`LineReader::next`] stops).
+    fn binary(&self) -> bool {
+        self.binary
+    }
+
+    /// The next line and whether a `\n` ended it; `None` at the end of the input or once
+    /// the input shows itself binary.
     fn next(&mut self) -> io::Result<Option<(&[u8], bool)>> {
-        self.line.clear();
-        if self.reader.read_until(b'\n', &mut self.line)? == 0 {
-            return Ok(None);
+        loop {
+            if self.binary {
+                return Ok(None);
+            }
+            let start = self.start;
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[self.scanned..]) {
+                let end = self.scanned + i;
+                self.start = end + 1;
+                self.scanned = self.start;
+                return Ok(Some((&self.buf[start..end], true)));
+            }
+            self.scanned = self.buf.len();
+            if self.eof {
+                if start == self.buf.len() {
+                    return Ok(None);
+                }
+                self.start = self.buf.len();
+                return Ok(Some((&self.buf[start..], false)));
+            }
+            self.buf.drain(..start);
+            self.start = 0;
+            self.scanned -= start;
+            let old = self.buf.len();
+            let got = (&mut *self.input)
+                .take(CHUNK as u64)
+                .read_to_end(&mut self.buf)?;
+            self.eof = got < CHUNK;
+            let chunk = &self.buf[old..];
+            self.binary = memchr::memchr(0, chunk).is_some()
+                || self.fresh && chunk.starts_with(super::container::MAGIC);
+            self.fresh = false;
         }
-        let terminated = self.line.last() == Some(&b'\n');
-        if terminated {
-            self.line.pop();
-        }
-        Ok(Some((&self.line, terminated)))
     }
 }
 
@@ -93,9 +141,6 @@ fn strip_cr(line: &str, terminated: bool, crlf: bool) -> &str {
 /// declarations and line ends, as [`super::parse_text_with`] reads them before its first
 /// line (the first bad declaration is the error).
 fn survey(input: &mut dyn Input, checks: Checks) -> Result<Option<Program>, StreamError> {
-    if has_zero_or_magic(input)? {
-        return Ok(None);
-    }
     let mut lines = LineReader::new(input)?;
     let (mut crlf, mut terminated_lines, mut final_newline) = (true, 0usize, false);
     // Declarations are read assuming `\r\n` ends until a line shows otherwise; if a line
@@ -115,6 +160,9 @@ fn survey(input: &mut dyn Input, checks: Checks) -> Result<Option<Program>, Stre
         stripped |= kept.len() != line.len();
         decls.read(kept);
     }
+    if lines.binary() {
+        return Ok(None);
+    }
     let crlf = crlf && terminated_lines > 0;
     if stripped && !crlf {
         let mut lines = LineReader::new(input)?;
@@ -126,24 +174,6 @@ fn survey(input: &mut dyn Input, checks: Checks) -> Result<Option<Program>, Stre
     decls.visa.crlf = crlf;
     decls.visa.final_newline = final_newline;
     Ok(Some(decls.finish()?))
-}
-
-/// Whether the input holds a zero byte or starts with the `.isa` magic: binary, read a chunk
-/// at a time (a binary need not hold a line end).
-fn has_zero_or_magic(input: &mut dyn Input) -> io::Result<bool> {
-    input.rewind()?;
-    let mut chunk = Vec::with_capacity(CHUNK);
-    let mut first = true;
-    loop {
-        chunk.clear();
-        if (&mut *input).take(CHUNK as u64).read_to_end(&mut chunk)? == 0 {
-            return Ok(false);
-        }
-        if first && chunk.starts_with(super::container::MAGIC) || chunk.contains(&0) {
-            return Ok(true);
-        }
-        first = false;
-    }
 }
 
 /// The declarations read so far, line by line ([`names::read_decl`]).
@@ -208,6 +238,7 @@ fn lines(
     let mut in_comment = false;
     // What a strict reading would refuse: the stream has no use for it.
     let mut strict_refusal = None;
+    let mut printed = String::new();
     // An error lifting or printing a line, returned once every line has read.
     let (mut lift_error, mut print_error) = (None, None);
     while let Some((bytes, terminated)) = lines.next()? {
@@ -241,8 +272,9 @@ fn lines(
                 if print_error.is_some() {
                     continue;
                 }
-                match super::print_tex(&t, Isa::Visa, &scope, checks, no) {
-                    Ok(text) => sink.buf().extend_from_slice(text.as_bytes()),
+                printed.clear();
+                match super::write_tex(&mut printed, &t, Isa::Visa, &scope, checks, no) {
+                    Ok(()) => sink.buf().extend_from_slice(printed.as_bytes()),
                     Err(e) => {
                         print_error = Some(e);
                         continue;
@@ -277,16 +309,21 @@ impl<'a> Window<'a> {
         input.rewind()?;
         Ok(Window {
             input,
-            buf: Vec::new(),
+            buf: Vec::with_capacity(CHUNK + MAX_INST_BYTES),
             pos: 0,
             base: 0,
             eof: false,
         })
     }
 
+    /// Whether `buf[pos..]` holds `need` bytes or the rest of the input.
+    fn holds(&self, need: usize) -> bool {
+        self.eof || self.buf.len() - self.pos >= need
+    }
+
     /// Makes `buf[pos..]` hold at least `need` bytes, or the rest of the input.
     fn fill(&mut self, need: usize) -> io::Result<()> {
-        if self.eof || self.buf.len() - self.pos >= need {
+        if self.holds(need) {
             return Ok(());
         }
         self.buf.drain(..self.pos);
@@ -306,10 +343,12 @@ impl<'a> Window<'a> {
 /// A bare instruction stream → text (as [`super::print_text`] prints
 /// [`super::decode_binary`]'s program) or binary (as [`super::encode_binary`] encodes it),
 /// one instruction at a time. A window of the input holds at least the longest instruction.
-/// Each instruction is decoded into one reused [`VisaInst`] and checked; where lift and emit
-/// give it back unchanged ([`super::lift::lifts_back_untyped`]) it is printed as it is, or
-/// its bytes are copied (encoding a decoded instruction gives its bytes back); otherwise it
-/// goes the whole path's way (lift, emit, check, print or encode).
+/// To binary, an instruction the [`Acceptor`] accepts is part of a run of bytes copied as
+/// they are (encoding a decoded instruction gives its bytes back); any other instruction is
+/// decoded into one reused [`VisaInst`] and checked, which makes the error of a refused one.
+/// Where lift and emit give it back unchanged ([`super::lift::lifts_back_untyped`]) it is
+/// printed as it is, or its bytes are copied; otherwise it goes the whole path's way (lift,
+/// emit, check, print or encode).
 fn instructions(
     input: &mut dyn Input,
     emit: Form,
@@ -321,22 +360,37 @@ fn instructions(
     let empty = Program::new(Isa::Visa);
     let scope = Scope::new(&empty);
     let (mut inst, mut positions) = (VisaInst::default(), FieldPositions::default());
-    let mut encoded = Vec::new();
-    let mut written = 0;
+    let (mut encoded, mut printed) = (Vec::new(), String::new());
+    let acceptor = (emit == Form::Binary).then(Acceptor::get);
+    // Output bytes so far; the accepted instructions `w.buf[run..w.pos]` not yet copied.
+    let (mut written, mut run) = (0, 0);
     // An error printing or encoding an instruction, returned once every instruction decodes.
     let mut error = None;
+    w.fill(MAX_INST_BYTES)?;
+    super::refuse_container(&w.buf)?;
     loop {
-        w.fill(MAX_INST_BYTES)?;
-        if w.pos == 0 && w.base == 0 {
-            super::refuse_container(&w.buf)?;
+        if !w.holds(MAX_INST_BYTES) {
+            if error.is_none() {
+                written += copy_run(&mut sink, &w.buf[run..w.pos])?;
+            }
+            w.fill(MAX_INST_BYTES)?;
+            run = w.pos;
         }
         if w.pos >= w.buf.len() {
             break;
         }
-        let (at, base_at) = (w.pos, w.base + w.pos);
-        w.pos = super::decode_checked(&w.buf, at, base_at, &mut inst, &mut positions)?;
         stats.items += 1;
         stats.texture += 1;
+        if let Some(len) = acceptor.and_then(|a| a.accept(&w.buf[w.pos..])) {
+            w.pos += len;
+            continue;
+        }
+        let (at, base_at) = (w.pos, w.base + w.pos);
+        if error.is_none() {
+            written += copy_run(&mut sink, &w.buf[run..at])?;
+        }
+        w.pos = super::decode_checked(&w.buf, at, base_at, &mut inst, &mut positions)?;
+        run = w.pos;
         if error.is_some() {
             continue;
         }
@@ -345,8 +399,7 @@ fn instructions(
             let op = inst.op().ok_or_else(|| super::internal("decoded op"))?;
             match emit {
                 Form::Text => {
-                    let line = text::print_inst(&inst, op, &scope);
-                    sink.buf().extend_from_slice(line.as_bytes());
+                    text::write_inst(sink.buf(), &inst, op, &scope);
                     sink.buf().push(b'\n');
                 }
                 _ => {
@@ -359,10 +412,14 @@ fn instructions(
             let t = super::lift_decoded(&inst, base_at)?;
             match emit {
                 Form::Text => {
-                    super::print_tex(&t, Isa::Visa, &scope, Checks::Strict, line_no).map(|line| {
-                        sink.buf().extend_from_slice(line.as_bytes());
-                        sink.buf().push(b'\n');
-                    })
+                    printed.clear();
+                    let checks = Checks::Strict;
+                    super::write_tex(&mut printed, &t, Isa::Visa, &scope, checks, line_no).map(
+                        |()| {
+                            sink.buf().extend_from_slice(printed.as_bytes());
+                            sink.buf().push(b'\n');
+                        },
+                    )
                 }
                 _ => {
                     encoded.clear();
@@ -382,8 +439,16 @@ fn instructions(
     if let Some(e) = error {
         return Err(e.into());
     }
+    copy_run(&mut sink, &w.buf[run..w.pos])?;
     sink.finish()?;
     Ok(stats)
+}
+
+/// Copies a run of accepted instructions to the output; its length.
+fn copy_run(sink: &mut Sink, run: &[u8]) -> io::Result<usize> {
+    sink.buf().extend_from_slice(run);
+    sink.done_line()?;
+    Ok(run.len())
 }
 
 /// [`crate::isa::Codec::stream_disasm_hex`] for vISA: the bytes the words spell, streamed.

@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 use crate::ir::{ScalarType, TexOp};
+use crate::isa::names::Names;
 
 /// The whole `mappings/visa.toml`.
 #[derive(Debug, Deserialize)]
@@ -386,52 +387,6 @@ pub fn op_by_name(name: &str) -> Option<&'static OpDesc> {
     lower.copy_from_slice(name.as_bytes());
     lower.make_ascii_lowercase();
     ops.get(lower).copied()
-}
-
-/// Names hashed with FNV-1a (short ASCII words: SipHash costs more than the lookup saves),
-/// the first entry of a name kept.
-pub struct Names<T>(std::collections::HashMap<Box<[u8]>, T, std::hash::BuildHasherDefault<Fnv>>);
-
-impl<T> Names<T> {
-    /// Names longer than this are none of them.
-    const LONGEST: usize = 32;
-
-    fn new(entries: impl Iterator<Item = (String, T)>) -> Self {
-        let mut map = std::collections::HashMap::default();
-        for (name, value) in entries {
-            assert!(
-                name.len() <= Self::LONGEST,
-                "vISA table name `{name}` too long"
-            );
-            map.entry(name.into_bytes().into_boxed_slice())
-                .or_insert(value);
-        }
-        Names(map)
-    }
-
-    fn get(&self, name: &[u8]) -> Option<&T> {
-        self.0.get(name)
-    }
-}
-
-/// The FNV-1a hash (64-bit).
-pub struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl std::hash::Hasher for Fnv {
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
 }
 
 /// The type named `name` (lower case as IGC prints it; any case accepted).

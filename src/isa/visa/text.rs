@@ -11,6 +11,7 @@
 //! item (`.decl` lines are also read for the names they declare).
 
 use crate::error::Error;
+use crate::isa::text_out::{push_decimal, push_hex, TextOut};
 
 use super::inst::{Aoffimmi, Field, FieldPositions, Gap, Layout, Raw, Region, VisaInst};
 use super::names::{parse_error, Named, Scope};
@@ -232,7 +233,8 @@ pub fn parse_line(text: &str, no: u32, scope: &Scope) -> Result<Option<ParsedLin
     let (gap, comment, trailing) = if l.rest().starts_with("//") {
         let comment = l.rest().trim_end();
         let trailing = &l.rest()[comment.len()..];
-        let gap = if between == aligned_gap(&indent, written) {
+        let aligned = aligned_gap(&indent, written);
+        let gap = if between.len() == aligned && between.bytes().all(|b| b == b' ') {
             Gap::Aligned
         } else {
             Gap::Exact(between.to_string())
@@ -243,10 +245,10 @@ pub fn parse_line(text: &str, no: u32, scope: &Scope) -> Result<Option<ParsedLin
     } else {
         return Err(l.error(l.pos, l.token_at(l.pos), "the end of the instruction"));
     };
-    let canonical = print_inst(&inst, op, scope);
+    let canonical = is_canonical(written, &inst, op, scope);
     let layout = Layout {
         indent,
-        written: (written != canonical).then(|| (written.to_string(), inst.clone())),
+        written: (!canonical).then(|| (written.to_string(), inst.clone())),
         gap,
         comment,
         trailing,
@@ -565,26 +567,32 @@ fn class_error(l: &Line, at: usize, _name: &str, rule: &'static str, detail: Str
     })
 }
 
-/// The spaces IGC puts between `<indent><instruction>` and its `/// $N` comment: padding to
-/// the comment column, then one space.
-pub fn aligned_gap(indent: &str, text: &str) -> String {
+/// How many spaces IGC puts between `<indent><instruction>` and its `/// $N` comment:
+/// padding to the comment column, then one space.
+pub fn aligned_gap(indent: &str, text: &str) -> usize {
     let col = tables::tables().limits.comment_column;
     let used = indent.chars().count() + text.chars().count();
-    " ".repeat(col.saturating_sub(used) + 1)
+    col.saturating_sub(used) + 1
 }
 
 /// The instruction as IGC prints it.
 pub fn print_inst(inst: &VisaInst, op: &OpDesc, scope: &Scope) -> String {
+    let mut s = String::new();
+    write_inst(&mut s, inst, op, scope);
+    s
+}
+
+/// [`print_inst`], appended to `s`.
+pub fn write_inst(s: &mut (impl TextOut + ?Sized), inst: &VisaInst, op: &OpDesc, scope: &Scope) {
     let t = tables::tables();
     let opc = op.opcode_desc();
-    let mut s = String::new();
     let id = inst.pred & 0xfff;
     if id != 0 {
-        s.push('(');
+        s.push_ascii(b'(');
         if inst.pred & 0x8000 != 0 {
-            s.push('!');
+            s.push_ascii(b'!');
         }
-        s.push_str(&scope.pred_name(id));
+        scope.push_pred_name(s, id);
         let control = usize::from(inst.pred >> 13 & 3);
         if let Some(c) = t
             .limits
@@ -592,95 +600,162 @@ pub fn print_inst(inst: &VisaInst, op: &OpDesc, scope: &Scope) -> String {
             .get(control)
             .filter(|c| !c.is_empty())
         {
-            s.push('.');
-            s.push_str(c);
+            s.push_ascii(b'.');
+            s.push_text(c);
         }
-        s.push_str(") ");
+        s.push_text(") ");
     }
-    s.push_str(&op.mnemonic);
+    s.push_text(&op.mnemonic);
     for m in &t.modifiers {
         if inst.has_modifier(m.bit) {
-            s.push('.');
-            s.push_str(&m.name);
+            s.push_ascii(b'.');
+            s.push_text(&m.name);
         }
     }
-    s.push('.');
+    s.push_ascii(b'.');
     match opc.channel {
-        ChannelKind::Mask => s.extend(
-            CHANNELS
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| inst.channels >> i & 1 != 0)
-                .map(|(_, c)| c),
-        ),
-        ChannelKind::Index => s.push(*CHANNELS.get(usize::from(inst.channels)).unwrap_or(&'?')),
+        ChannelKind::Mask => {
+            for (i, c) in CHANNELS.iter().enumerate() {
+                if inst.channels >> i & 1 != 0 {
+                    s.push_ascii(*c as u8);
+                }
+            }
+        }
+        ChannelKind::Index => {
+            let c = CHANNELS.get(usize::from(inst.channels)).unwrap_or(&'?');
+            s.push_ascii(*c as u8);
+        }
     }
     let emask = t
         .limits
         .emasks
         .get(usize::from(inst.emask))
         .map_or("?", String::as_str);
-    s.push_str(&format!(" ({emask}, {})", inst.exec_size));
-    let raw = |r: &Raw| format!("{}.{}", scope.var_name(r.var), r.offset);
+    s.push_text(" (");
+    s.push_text(emask);
+    s.push_text(", ");
+    push_decimal(s, u64::from(inst.exec_size));
+    s.push_ascii(b')');
     if let Some(a) = inst.aoffimmi {
-        s.push_str(&opc.aoffimmi_gap);
+        s.push_text(&opc.aoffimmi_gap);
         match a {
             Aoffimmi::Imm { value, ty } => {
-                let ty = tables::type_by_code(ty).map_or("?", |t| t.name.as_str());
-                s.push_str(&format!("{value:#x}:{ty}"));
+                push_hex(s, u64::from(value));
+                s.push_ascii(b':');
+                s.push_text(tables::type_by_code(ty).map_or("?", |t| t.name.as_str()));
             }
             Aoffimmi::Var {
                 var,
                 row,
                 col,
                 region,
-            } => s.push_str(&format!("{}({row},{col}){region}", scope.var_name(var))),
+            } => {
+                scope.push_var_name(s, var);
+                s.push_ascii(b'(');
+                push_decimal(s, u64::from(row));
+                s.push_ascii(b',');
+                push_decimal(s, u64::from(col));
+                s.push_ascii(b')');
+                region.push_text(s);
+            }
         }
     } else {
-        s.push_str(&opc.surface_gap);
+        s.push_text(&opc.surface_gap);
     }
     if let Some(smp) = inst.sampler {
-        s.push(' ');
-        s.push_str(&scope.sampler_name(smp));
+        s.push_ascii(b' ');
+        scope.push_sampler_name(s, smp);
     }
     if inst.aoffimmi.is_some() {
-        s.push(' ');
+        s.push_ascii(b' ');
     }
-    s.push_str(&scope.surface_name(inst.surface));
+    scope.push_surface_name(s, inst.surface);
     if opc.num_params {
-        s.push(' ');
-        s.push_str(&raw(&inst.dst));
+        push_raw(s, &inst.dst, scope);
     }
     for p in &inst.params {
-        s.push(' ');
-        s.push_str(&raw(p));
+        push_raw(s, p, scope);
     }
     if !opc.num_params {
-        s.push(' ');
-        s.push_str(&raw(&inst.dst));
+        push_raw(s, &inst.dst, scope);
     }
-    s
 }
 
-/// A whole line: the layout around the instruction, or IGC's canonical spacing alone.
-pub fn print_line(inst: &VisaInst, op: &OpDesc, layout: Option<&Layout>, scope: &Scope) -> String {
+/// ` V0057.64`: a space and a raw operand.
+fn push_raw(s: &mut (impl TextOut + ?Sized), r: &Raw, scope: &Scope) {
+    s.push_ascii(b' ');
+    scope.push_var_name(s, r.var);
+    s.push_ascii(b'.');
+    push_decimal(s, u64::from(r.offset));
+}
+
+/// Whether `text` is what [`print_inst`] prints for the instruction, without printing it.
+fn is_canonical(text: &str, inst: &VisaInst, op: &OpDesc, scope: &Scope) -> bool {
+    let mut compare = Compare {
+        expected: text.as_bytes(),
+        len: 0,
+        same: true,
+    };
+    write_inst(&mut compare, inst, op, scope);
+    compare.same && compare.len == text.len()
+}
+
+/// A [`TextOut`] that compares what is printed with `expected` instead of keeping it.
+struct Compare<'a> {
+    expected: &'a [u8],
+    len: usize,
+    same: bool,
+}
+
+impl TextOut for Compare<'_> {
+    fn push_text(&mut self, s: &str) {
+        let end = self.len + s.len();
+        self.same &= self.expected.get(self.len..end) == Some(s.as_bytes());
+        self.len = end;
+    }
+    fn push_ascii(&mut self, b: u8) {
+        self.same &= self.expected.get(self.len) == Some(&b);
+        self.len += 1;
+    }
+    fn text_len(&self) -> usize {
+        self.len
+    }
+    /// Bytes compared already cannot be compared again: a rewritten text counts as not the
+    /// same (vISA printing never rewrites, so this only keeps [`is_canonical`] safe).
+    fn overwrite_ascii(&mut self, _at: usize, _ascii: &[u8]) {
+        self.same = false;
+    }
+}
+
+/// A whole line, appended to `out`: the layout around the instruction, or IGC's canonical
+/// spacing alone.
+pub fn write_line(
+    out: &mut String,
+    inst: &VisaInst,
+    op: &OpDesc,
+    layout: Option<&Layout>,
+    scope: &Scope,
+) {
     let Some(layout) = layout else {
-        return print_inst(inst, op, scope);
+        return write_inst(out, inst, op, scope);
     };
-    let text = match &layout.written {
-        Some((w, orig)) if orig == inst => w.clone(),
-        _ => print_inst(inst, op, scope),
-    };
-    let mut line = format!("{}{text}", layout.indent);
+    out.push_str(&layout.indent);
+    let start = out.len();
+    match &layout.written {
+        Some((w, orig)) if orig == inst => out.push_str(w),
+        _ => write_inst(out, inst, op, scope),
+    }
     if let Some(c) = &layout.comment {
         match &layout.gap {
-            Gap::Aligned => line.push_str(&aligned_gap(&layout.indent, &text)),
-            Gap::Exact(g) => line.push_str(g),
+            Gap::Aligned => {
+                let gap = aligned_gap(&layout.indent, &out[start..]);
+                out.extend(std::iter::repeat_n(' ', gap));
+            }
+            Gap::Exact(g) => out.push_str(g),
         }
-        line.push_str(c);
+        out.push_str(c);
     }
-    line.push_str(&layout.trailing);
-    line
+    out.push_str(&layout.trailing);
 }
 
 /// Whether a line is inside, opens or closes a `/* ... */` comment; tracks the state across
