@@ -12,7 +12,7 @@
 //! The target's declarations (resources with dimension and return type, samplers with
 //! `comparison` when a depth compare uses them) are collected here.
 
-use super::PassContext;
+use super::{NoteDetail, PassContext};
 use crate::error::Error;
 use crate::ir::{
     Dim, Dimension, Isa, Item, ResRef, Resource, SamplerDecl, ScalarType, TexInstr, TexOp,
@@ -75,7 +75,7 @@ fn return_type_of(t: &TexInstr) -> ReturnType {
     }
 }
 
-fn spelled(isa: Isa, slot: Slot) -> String {
+pub(super) fn spelled(isa: Isa, slot: Slot) -> String {
     match isa {
         Isa::Dxbc => format!("t{}", slot.texture),
         Isa::Visa => format!("T{}", slot.texture),
@@ -206,17 +206,13 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
             )),
             _ => None,
         };
-        ctx.note(
-            t.span,
-            "bind_resources",
-            format!(
-                "{} → {} ({}, binding row {})",
-                spelled(ctx.from, slot),
-                spelled(to, target),
-                dim_name(t.dim),
-                row + 1
-            ),
-        );
+        let detail = NoteDetail::Binding {
+            from: (ctx.from, slot),
+            to: (to, target),
+            dim: t.dim,
+            row,
+        };
+        ctx.note(t.span, "bind_resources", detail);
         let ret = binding.return_type;
         let return_ty = match ret {
             ReturnType::Float => ScalarType::F32,

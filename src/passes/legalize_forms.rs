@@ -3,7 +3,7 @@
 //! reason, naming the instruction. The rules that apply are noted for the Report.
 
 use super::lower_lod::is_zero;
-use super::PassContext;
+use super::{NoteDetail, PassContext};
 use crate::error::Error;
 use crate::ir::{Dim, Dimension, Item, Lod, Offset, Reg, RegFile, ResRef, Scalar, TexInstr, TexOp};
 use crate::mappings::rules;
@@ -140,17 +140,13 @@ pub fn run(items: &[Item], ctx: &mut PassContext) -> Result<(), Error> {
             }
         }
         for id in rule_ids(t, ctx.source_caps) {
-            let detail = match rules::decide(id, ctx.target.isa, ctx.grad) {
-                rules::Decision::Native(form) => format!("{id} → {form}"),
-                rules::Decision::Emulate { emulation, pass } => {
-                    format!("{id} → {emulation} ({pass})")
-                }
-                rules::Decision::Approximate(form) => format!("{id} → approximated: {form}"),
+            let decision = match rules::decide(id, ctx.target.isa, ctx.grad) {
                 rules::Decision::Refuse(why) => {
                     return Err(ctx.unsupported(&rules::rule(id).form, &why, t.span))
                 }
+                decision => decision,
             };
-            ctx.note(t.span, "legalize_forms", detail);
+            ctx.note(t.span, "legalize_forms", NoteDetail::Rule { id, decision });
         }
     }
     Ok(())

@@ -53,10 +53,73 @@ pub struct Note {
     /// The pass.
     pub pass: &'static str,
     /// What it did.
-    pub detail: String,
+    pub detail: NoteDetail,
     /// Whether the Report lists it as a warning: the translation is not exact here (something
     /// the source asked for is dropped or approximated), though it is accepted.
     pub warning: bool,
+}
+
+/// What a rule did, as the Report says it: text, or the facts the two rules that fire on
+/// every instruction record (`legalize_forms`' decision, `bind_resources`' slots), put into
+/// words only when a Report or a warning is made (most translations never ask).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NoteDetail {
+    /// Said as it reads.
+    Text(String),
+    /// Rule `id` of `mappings/rules.toml` decided `decision` (never a refusal).
+    Rule {
+        /// The rule.
+        id: &'static str,
+        /// What it decided.
+        decision: rules::Decision<'static>,
+    },
+    /// A source resource slot bound to a target slot by row `row` (0-based) of the bindings.
+    Binding {
+        /// The source ISA and slot.
+        from: (Isa, crate::translate::Slot),
+        /// The target ISA and slot.
+        to: (Isa, crate::translate::Slot),
+        /// The resource's dimension.
+        dim: crate::ir::Dimension,
+        /// The bindings row.
+        row: usize,
+    },
+}
+
+impl std::fmt::Display for NoteDetail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoteDetail::Text(t) => f.write_str(t),
+            NoteDetail::Rule { id, decision } => match decision {
+                rules::Decision::Native(form) => write!(f, "{id} → {form}"),
+                rules::Decision::Emulate { emulation, pass } => {
+                    write!(f, "{id} → {emulation} ({pass})")
+                }
+                rules::Decision::Approximate(form) => write!(f, "{id} → approximated: {form}"),
+                rules::Decision::Refuse(why) => write!(f, "{id} → refused: {why}"),
+            },
+            NoteDetail::Binding { from, to, dim, row } => write!(
+                f,
+                "{} → {} ({}, binding row {})",
+                bind_resources::spelled(from.0, from.1),
+                bind_resources::spelled(to.0, to.1),
+                crate::translate::bindings::dim_name(*dim),
+                row + 1
+            ),
+        }
+    }
+}
+
+impl From<String> for NoteDetail {
+    fn from(t: String) -> Self {
+        NoteDetail::Text(t)
+    }
+}
+
+impl From<&str> for NoteDetail {
+    fn from(t: &str) -> Self {
+        NoteDetail::Text(t.to_string())
+    }
 }
 
 /// What the target can express, as the passes see it: its caps and its register vectors.
@@ -134,7 +197,7 @@ impl<'a> PassContext<'a> {
     }
 
     /// Records that `pass` did `detail` to the instruction read at `span`.
-    pub fn note(&mut self, span: Span, pass: &'static str, detail: impl Into<String>) {
+    pub fn note(&mut self, span: Span, pass: &'static str, detail: impl Into<NoteDetail>) {
         self.notes.push(Note {
             span,
             pass,
@@ -145,7 +208,7 @@ impl<'a> PassContext<'a> {
 
     /// Records that `pass` did `detail` to the instruction read at `span`, losing or
     /// approximating something the source asked for: the Report lists it as a warning.
-    pub fn warn(&mut self, span: Span, pass: &'static str, detail: impl Into<String>) {
+    pub fn warn(&mut self, span: Span, pass: &'static str, detail: impl Into<NoteDetail>) {
         self.notes.push(Note {
             span,
             pass,

@@ -206,7 +206,7 @@ impl Report {
             if let Some(i) = find(n.span) {
                 instructions[i]
                     .rules
-                    .push([n.pass, ": ", &n.detail].concat());
+                    .push(format!("{}: {}", n.pass, n.detail));
             }
         }
         // Every instruction at a location carries the rules that fired there.

@@ -436,15 +436,37 @@ fn control_field(i: &Instr) -> u64 {
     f
 }
 
-fn hex_text(word: u64) -> String {
-    format!("/* {word:#018x} */")
+/// Appends the encoding comment `/* 0x<16 hex> */`.
+fn push_hex_text(s: &mut String, word: u64) {
+    use std::fmt::Write as _;
+    let _ = write!(s, "/* {word:#018x} */");
+}
+
+/// The lead of the instruction at `address`: indentation, `/*<address>*/`, the gap.
+fn lead_of(address: usize) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::with_capacity(16 + LEAD_GAP);
+    let _ = write!(s, "        /*{address:04x}*/");
+    s.extend(std::iter::repeat_n(' ', LEAD_GAP));
+    s
 }
 
 fn line(lead: &str, text: &str, column: usize, word: u64) -> String {
-    let mut s = format!("{lead}{text} ;");
+    let mut s = String::with_capacity(column + 24);
+    s.push_str(lead);
+    s.push_str(text);
+    s.push_str(" ;");
     let pad = column.saturating_sub(s.len()).max(1);
-    s.push_str(&" ".repeat(pad));
-    s.push_str(&hex_text(word));
+    s.extend(std::iter::repeat_n(' ', pad));
+    push_hex_text(&mut s, word);
+    s
+}
+
+/// A control word's line: its encoding comment at `column`.
+fn line_at(column: usize, word: u64) -> String {
+    let mut s = String::with_capacity(column + 24);
+    s.extend(std::iter::repeat_n(' ', column));
+    push_hex_text(&mut s, word);
     s
 }
 
@@ -502,14 +524,12 @@ fn layout(list: Vec<Instr>, options: &EmitOptions) -> Program {
         let base = bundle * BUNDLE_WORDS * 8;
         for (k, (instr, text)) in chunk.into_iter().enumerate() {
             let address = base + (k + 1) * 8;
-            let lead = format!("        /*{address:04x}*/{}", " ".repeat(LEAD_GAP));
+            let lead = lead_of(address);
             program
                 .items
                 .extend(instr.comments.into_iter().map(Item::Comment));
             if k == 0 {
-                program
-                    .items
-                    .push(opaque(format!("{}{}", " ".repeat(column), hex_text(ctrl))));
+                program.items.push(opaque(line_at(column, ctrl)));
             }
             match instr.body {
                 Body::Tex(mut t, inst) => {
@@ -536,7 +556,7 @@ fn layout(list: Vec<Instr>, options: &EmitOptions) -> Program {
         }
         for k in filled..slots {
             let address = base + (k + 1) * 8;
-            let lead = format!("        /*{address:04x}*/{}", " ".repeat(LEAD_GAP));
+            let lead = lead_of(address);
             program
                 .items
                 .push(opaque(line(&lead, &end.nop_text, column, nop)));

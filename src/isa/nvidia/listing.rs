@@ -346,7 +346,17 @@ pub(super) fn read_item<'a>(
 /// A line that is only an encoding comment: its column and word.
 pub(super) fn lone_hex(line: &str) -> Option<(usize, u64)> {
     let (col, word, end) = hex_comment(line)?;
-    (line[..col].trim().is_empty() && line[end..].is_empty()).then_some((col, word))
+    (blank(&line[..col]) && line[end..].is_empty()).then_some((col, word))
+}
+
+/// Whether `s` is empty or white space, as `s.trim().is_empty()` says (ASCII text is checked
+/// byte by byte).
+fn blank(s: &str) -> bool {
+    if s.is_ascii() {
+        s.bytes().all(|b| b == b' ' || (b'\t'..=b'\r').contains(&b))
+    } else {
+        s.trim().is_empty()
+    }
 }
 
 /// A 0-based line or byte index as a 1-based line or column (saturating past `u32::MAX`).
@@ -774,7 +784,23 @@ fn print_stream(p: &Program) -> Result<String, Error> {
 
 #[cfg(test)]
 mod tests {
-    use super::find_short;
+    use super::{blank, find_short};
+
+    #[test]
+    fn blank_is_trim_empty() {
+        for s in [
+            "",
+            " ",
+            "\t\n\x0b\x0c\r ",
+            "  x ",
+            "\u{a0}",
+            " \u{2003} ",
+            "\u{a0}x",
+            "\x1c",
+        ] {
+            assert_eq!(blank(s), s.trim().is_empty(), "{s:?}");
+        }
+    }
 
     #[test]
     fn find_short_is_str_find() {

@@ -479,12 +479,19 @@ pub fn emit(a: &AluInstr, scope: &Scope) -> Result<Vec<AluInst>, Error> {
 
 /// The instruction as IGC prints it: `[(P1) ]mov[.sat] (M1, 16) V0032(0,0)<1> V0033(0,0)<1;1,0>`.
 pub fn print(i: &AluInst, scope: &Scope) -> String {
-    let t = tables::tables();
     let mut s = String::new();
+    print_into(&mut s, i, scope);
+    s
+}
+
+/// [`print`], appending to `s`.
+pub fn print_into(s: &mut String, i: &AluInst, scope: &Scope) {
+    use std::fmt::Write as _;
+    let t = tables::tables();
     let id = i.pred & 0xfff;
     if id != 0 {
         let neg = if i.pred & 0x8000 != 0 { "!" } else { "" };
-        s.push_str(&format!("({neg}{}) ", scope.pred_name(id)));
+        let _ = write!(s, "({neg}{}) ", scope.pred_name(id));
     }
     s.push_str(i.mnemonic);
     if i.sat {
@@ -495,8 +502,8 @@ pub fn print(i: &AluInst, scope: &Scope) -> String {
         .emasks
         .get(usize::from(i.exec.mask))
         .map_or("?", String::as_str);
-    s.push_str(&format!(" ({emask}, {})", i.exec.size));
-    let operand = |o: &Operand, dst: bool| match o {
+    let _ = write!(s, " ({emask}, {})", i.exec.size);
+    let operand = |s: &mut String, o: &Operand, dst: bool| match o {
         Operand::Var { var, row, col, abs } => {
             let region = if dst {
                 "<1>"
@@ -506,17 +513,18 @@ pub fn print(i: &AluInst, scope: &Scope) -> String {
                 "<1;1,0>"
             };
             let abs = if *abs { "(abs)" } else { "" };
-            format!("{abs}{}({row},{col}){region}", scope.var_name(*var))
+            let _ = write!(s, "{abs}{}({row},{col}){region}", scope.var_name(*var));
         }
-        Operand::Imm { bits, ty } => format!("{bits:#x}:{}", ty.name),
+        Operand::Imm { bits, ty } => {
+            let _ = write!(s, "{bits:#x}:{}", ty.name);
+        }
     };
     s.push(' ');
-    s.push_str(&operand(&i.dst, true));
+    operand(s, &i.dst, true);
     for src in &i.srcs {
         s.push(' ');
-        s.push_str(&operand(src, false));
+        operand(s, src, false);
     }
-    s
 }
 
 /// The full binary layout: opcode · exec · [pred u16 | op_ext u8] · dst · srcs.

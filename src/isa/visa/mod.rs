@@ -257,23 +257,29 @@ pub fn print_text(p: &Program) -> Result<String, Error> {
         Some(v) => (if v.crlf { "\r\n" } else { "\n" }, v.final_newline),
         None => ("\n", true),
     };
-    let mut lines = Vec::with_capacity(p.items.len());
-    for item in &p.items {
-        let line_no = lines.len() as u32 + 1;
-        let line = match item {
-            Item::Opaque(o) => opaque_line(p.isa, o)?,
-            Item::Comment(c) => crate::isa::comment_line(&c.text),
-            Item::Alu(a) => alu::emit(a, &scope)?
-                .iter()
-                .map(|i| alu::print(i, &scope))
-                .collect::<Vec<_>>()
-                .join(eol),
-            Item::Tex(t) => print_tex(t, p.isa, &scope, checks, line_no)?,
-        };
-        lines.push(line);
+    // One line per item (an ALU item's instructions on lines of their own), written into
+    // one buffer.
+    let mut out = String::with_capacity(p.items.len() * 64);
+    for (k, item) in p.items.iter().enumerate() {
+        if k > 0 {
+            out.push_str(eol);
+        }
+        let line_no = k as u32 + 1;
+        match item {
+            Item::Opaque(o) => out.push_str(&opaque_line(p.isa, o)?),
+            Item::Comment(c) => out.push_str(&crate::isa::comment_line(&c.text)),
+            Item::Alu(a) => {
+                for (j, i) in alu::emit(a, &scope)?.iter().enumerate() {
+                    if j > 0 {
+                        out.push_str(eol);
+                    }
+                    alu::print_into(&mut out, i, &scope);
+                }
+            }
+            Item::Tex(t) => out.push_str(&print_tex(t, p.isa, &scope, checks, line_no)?),
+        }
     }
-    let mut out = lines.join(eol);
-    if final_newline && !lines.is_empty() {
+    if final_newline && !p.items.is_empty() {
         out.push_str(eol);
     }
     Ok(out)
