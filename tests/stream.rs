@@ -1247,6 +1247,44 @@ fn nvidia_listings_stream_as_the_whole_program_path() {
     }
 }
 
+/// Inputs the first reading tells apart: a UTF-8 character cut by the 64 KiB reading
+/// chunks (text), one cut by the input's end, a zero byte and an ELF header in text (binary:
+/// refused as word streams and cubins are).
+#[test]
+fn nvidia_text_and_binary_look_alikes_stream_as_the_whole_program_path() {
+    let listing = fs::read_to_string("tests/cases/nvidia/tex_predicated.sm_50.sass").unwrap();
+    for at in [(1 << 16) - 1, 1 << 16, (1 << 17) - 2] {
+        // A comment line whose `é` starts `at` bytes into the input.
+        let pad = "x".repeat(at - 3);
+        let text = format!("// {pad}\u{e9}\n{listing}");
+        assert_eq!(&text.as_bytes()[at..at + 2], "\u{e9}".as_bytes());
+        assert_eq!(
+            check_transcode(
+                Isa::Nvidia,
+                "split é",
+                text.as_bytes(),
+                ReadOptions::default()
+            ),
+            2
+        );
+        let mut cut = text.clone().into_bytes();
+        cut.truncate(at + 1);
+        check_transcode(Isa::Nvidia, "cut é", &cut, ReadOptions::default());
+    }
+    for prefix in [&b"\x7fELF"[..], b"\0"] {
+        let bytes = [prefix, listing.as_bytes()].concat();
+        assert_eq!(
+            check_transcode(
+                Isa::Nvidia,
+                "binary look-alike",
+                &bytes,
+                ReadOptions::default()
+            ),
+            0
+        );
+    }
+}
+
 /// Whether a listing shows every word it needs for binary output (its other instructions'
 /// encodings): a listing without them transcodes to text only.
 fn has_every_word(text: &str) -> bool {
