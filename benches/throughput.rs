@@ -18,6 +18,7 @@ use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use texlate::rng::Rng;
 use texlate::{isa::codec, stream, Form, Isa, Program, ReadOptions};
 
 const READ: ReadOptions = ReadOptions {
@@ -45,18 +46,6 @@ fn files(dir: &Path, suffix: &str) -> Vec<Vec<u8>> {
     }
     paths.sort();
     paths.into_iter().filter_map(|p| fs::read(p).ok()).collect()
-}
-
-/// xorshift64*, for reproducible streams.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
 }
 
 /// Bundles: a control word (phase `.P` in every slot) and three words each.

@@ -12,18 +12,7 @@ use std::collections::BTreeSet;
 
 use texlate::isa::nvidia::table::{table, FieldName, OpClass};
 use texlate::isa::nvidia::{decode_word_on, print_inst, Sm};
-
-/// xorshift64*: a fixed-seed generator, so every run gives the same words.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
+use texlate::rng::Rng;
 
 fn main() {
     let sm61 = std::env::args().nth(1).as_deref() == Some("SM61");

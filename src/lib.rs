@@ -42,6 +42,8 @@ pub mod ir;
 pub mod isa;
 pub mod mappings;
 pub mod passes;
+#[doc(hidden)]
+pub mod rng;
 pub mod stream;
 pub mod translate;
 

@@ -13,6 +13,7 @@ use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
 use texlate::isa::dxbc::container::{self, Container};
+use texlate::rng::Rng;
 use texlate::stream::{self, StreamError};
 use texlate::{isa::codec, Form, Isa, ReadOptions};
 
@@ -224,18 +225,6 @@ fn nvidia_corpus_word_pairs_stream_as_the_whole_program_path() {
         check_transcode(Isa::Nvidia, "tex_pairs.tsv", &bytes, ReadOptions::default()),
         2
     );
-}
-
-/// xorshift64*: reproducible random words without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
 }
 
 /// Random words of every texture form (the opcode bits of a form, every other bit random):

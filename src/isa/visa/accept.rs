@@ -259,20 +259,7 @@ mod tests {
     use super::super::{lift, validate};
     use super::*;
 
-    /// xorshift64*, reproducible.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-    }
+    use crate::rng::Rng;
 
     /// What the full path says of `bytes`: the length of its first instruction when it
     /// decodes, passes the undeclared checks and lifts back unchanged.
