@@ -16,7 +16,7 @@ pub type FastSet<K> = HashSet<K, BuildHasherDefault<FastHasher>>;
 /// rustc-hash 2's multiplier (an odd constant with well-spread bits).
 const K: u64 = 0xf135_7aea_2e62_a9c5;
 
-/// The hasher: each word added, then multiplied by an odd constant; the result rotated so the
+/// The hasher: each word added, then multiplied by `K`; the result rotated so that the
 /// well-mixed high bits of the product reach the low bits hash tables index with.
 #[derive(Clone, Copy, Default)]
 pub struct FastHasher {

@@ -1045,6 +1045,17 @@ fn mutate_visa_line(lines: &mut Vec<String>, i: usize, kind: u64, rng: &mut Rng)
     };
 }
 
+/// `lines` joined by `\n`, then sometimes (at random) with `\r\n` everywhere or without
+/// the final newline.
+fn joined_with_line_ends(lines: &[String], rng: &mut Rng) -> String {
+    let joined = lines.join("\n");
+    match rng.next() % 6 {
+        0 => joined.replace('\n', "\r\n"),
+        1 => joined.trim_end_matches('\n').to_string(),
+        _ => joined,
+    }
+}
+
 #[test]
 fn mutated_visa_text_streams_as_the_whole_program_path() {
     let texts = visa_texts();
@@ -1076,13 +1087,7 @@ fn mutated_visa_text_streams_as_the_whole_program_path() {
             };
             let kind = rng.next() % 8;
             mutate_visa_line(&mut lines, i, kind, &mut rng);
-            let mut mutated = lines.join("\n");
-            // Line ends: `\r\n` everywhere, or the final newline dropped.
-            match rng.next() % 6 {
-                0 => mutated = mutated.replace('\n', "\r\n"),
-                1 => mutated = mutated.trim_end_matches('\n').to_string(),
-                _ => {}
-            }
+            let mutated = joined_with_line_ends(&lines, &mut rng);
             let what = format!("{name} line {} mutation {kind}", i + 1);
             for read in VISA_READS {
                 tally.count(check_transcode(Isa::Visa, &what, mutated.as_bytes(), read) > 0);
@@ -1400,12 +1405,7 @@ fn mutated_nvidia_listings_stream_as_the_whole_program_path() {
             };
             let kind = rng.next() % 8;
             mutate_nvidia_line(&mut lines, i, kind, &mut rng);
-            let mut mutated = lines.join("\n");
-            match rng.next() % 6 {
-                0 => mutated = mutated.replace('\n', "\r\n"),
-                1 => mutated = mutated.trim_end_matches('\n').to_string(),
-                _ => {}
-            }
+            let mutated = joined_with_line_ends(&lines, &mut rng);
             let what = format!("{name} line {} mutation {kind}", i + 1);
             tally.count(check_transcode(Isa::Nvidia, &what, mutated.as_bytes(), read) > 0);
         }

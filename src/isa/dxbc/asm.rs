@@ -143,6 +143,8 @@ impl<'a> Cursor<'a> {
         Ok((start, body))
     }
 
+    /// Inlined, as [`letters`].
+    #[inline(always)]
     fn unsigned(&mut self) -> Result<u32, ParseError> {
         self.ws();
         let start = self.pos;
@@ -207,13 +209,15 @@ impl Letters {
     }
 }
 
-/// The swizzle or mask letters after `.`: one to four of `xyzw` (or `rgba`).
+/// The swizzle or mask letters after `.`: one to four of `xyzw` (or `rgba`). Inlined: a
+/// result returned through memory is read back before its stores have left the core.
+#[inline(always)]
 fn letters(c: &mut Cursor) -> Result<Letters, ParseError> {
     let start = c.pos;
-    let mut out = Letters {
-        comps: [0; 4],
-        len: 0,
-    };
+    // Gathered in one word and stored whole: a caller reading the letters right after
+    // four one-byte stores waits for them (store forwarding).
+    let mut comps = 0u32;
+    let mut len = 0;
     while let Some(ch) = c.peek() {
         let comp = match ch {
             b'x' | b'r' => 0,
@@ -223,17 +227,20 @@ fn letters(c: &mut Cursor) -> Result<Letters, ParseError> {
             _ if is_ident(ch) => return Err(c.err_at(start, "component letters xyzw")),
             _ => break,
         };
-        let Some(slot) = out.comps.get_mut(out.len) else {
+        if len == 4 {
             return Err(c.err_at(start, "one to four component letters"));
-        };
-        *slot = comp;
-        out.len += 1;
+        }
+        comps |= comp << (8 * len);
+        len += 1;
         c.pos += 1;
     }
-    if out.len == 0 {
+    if len == 0 {
         return Err(c.err_at(start, "one to four component letters"));
     }
-    Ok(out)
+    Ok(Letters {
+        comps: comps.to_le_bytes(),
+        len,
+    })
 }
 
 /// One operand, into `op` (every field rewritten; its storage reused, the operands of
@@ -274,7 +281,7 @@ fn operand(
 fn nonuniform_mark(c: &mut Cursor) -> bool {
     let save = c.pos;
     c.ws();
-    if c.s[c.pos..].starts_with("{nonuniform}") {
+    if c.peek() == Some(b'{') && c.s[c.pos..].starts_with("{nonuniform}") {
         c.pos += "{nonuniform}".len();
         true
     } else {
@@ -427,6 +434,19 @@ fn unsuffixed(row: &RegisterTypeRow, slot: Slot, uses_range: bool, op: &mut Oper
     }
 }
 
+/// What each byte does to the bracket depth: `(`, `[` and `{` open (1), their closers close
+/// (-1), anything else nothing (a table: no branch per byte).
+const BRACKETS: [i8; 256] = {
+    let mut t = [0i8; 256];
+    t[b'(' as usize] = 1;
+    t[b'[' as usize] = 1;
+    t[b'{' as usize] = 1;
+    t[b')' as usize] = -1;
+    t[b']' as usize] = -1;
+    t[b'}' as usize] = -1;
+    t
+};
+
 /// The parts of `s` between commas outside parentheses, brackets and braces, each with its
 /// offset; one part when there is no such comma.
 struct TopParts<'a> {
@@ -452,15 +472,11 @@ impl<'a> Iterator for TopParts<'a> {
     fn next(&mut self) -> Option<(usize, &'a str)> {
         let start = self.start?;
         for (i, b) in self.s.bytes().enumerate().skip(start) {
-            match b {
-                b'(' | b'[' | b'{' => self.depth += 1,
-                b')' | b']' | b'}' => self.depth -= 1,
-                b',' if self.depth == 0 => {
-                    self.start = Some(i + 1);
-                    return Some((start, &self.s[start..i]));
-                }
-                _ => {}
+            if b == b',' && self.depth == 0 {
+                self.start = Some(i + 1);
+                return Some((start, &self.s[start..i]));
             }
+            self.depth += i32::from(BRACKETS[usize::from(b)]);
         }
         self.start = None;
         Some((start, &self.s[start..]))
@@ -665,7 +681,11 @@ fn instruction_into(
     let info = t
         .op(opcode)
         .ok_or_else(|| c.err_at(0, unknown_mnemonic(t, full_name)))?;
-    instr.reset(opcode, spare);
+    // As `instr.reset(opcode, spare)`, but the operands of the line before stay where they
+    // are, to be parsed over (moving them costs more than parsing some lines).
+    instr.opcode = opcode;
+    instr.extended.clear();
+    instr.words.clear();
     if sat {
         controls |= 4;
     }
@@ -689,6 +709,7 @@ fn instruction_into(
     instr.controls = controls;
     groups(t, &c, mnemonic_groups, instr)?;
     let dst_count = info.dst_types.len();
+    let mut count = 0;
     if !c.at_end() {
         let rest_at = c.pos;
         let rest = &text[rest_at..];
@@ -696,15 +717,18 @@ fn instruction_into(
             let mut oc = Cursor::new(text, at);
             oc.pos = rest_at + off;
             let slot = if i < dst_count { Slot::Dst } else { Slot::Src };
-            let mut op = spare.operand();
-            operand(t, &mut oc, slot, 0, &mut op, spare)?;
+            if i == instr.operands.len() {
+                instr.operands.push(spare.operand());
+            }
+            operand(t, &mut oc, slot, 0, &mut instr.operands[i], spare)?;
             oc.ws();
             if oc.pos != rest_at + off + part.len() {
                 return Err(oc.err("`,` or the end of the line"));
             }
-            instr.operands.push(op);
+            count = i + 1;
         }
     }
+    spare.give_back(&mut instr.operands, count);
     Ok(())
 }
 
@@ -774,19 +798,27 @@ fn field_number(c: &Cursor, at: usize, text: &str) -> Result<u32, ParseError> {
     t.parse().map_err(|_| c.err_at(at, "a number"))
 }
 
-/// The declaration operand at byte `start` of `text` and where it ends.
+/// The declaration operand at byte `start` of `text`, appended to `ops` (parsed in place);
+/// where it ends.
 fn decl_operand(
     t: &Tables,
     text: &str,
     at: LinePos,
     start: usize,
+    ops: &mut Vec<Operand>,
     spare: &mut Spare,
-) -> Result<(Operand, usize), ParseError> {
+) -> Result<usize, ParseError> {
     let mut c = Cursor::new(text, at);
     c.pos = start;
-    let mut op = spare.operand();
-    operand(t, &mut c, Slot::Decl, 0, &mut op, spare)?;
-    Ok((op, c.pos))
+    operand(t, &mut c, Slot::Decl, 0, push_operand(ops, spare), spare)?;
+    Ok(c.pos)
+}
+
+/// Appends an operand from `spare` to `ops` for new contents, and returns it.
+fn push_operand<'o>(ops: &'o mut Vec<Operand>, spare: &mut Spare) -> &'o mut Operand {
+    let n = ops.len();
+    ops.push(spare.operand());
+    &mut ops[n]
 }
 
 /// A declaration line (`name` is its mnemonic, its groups in `store.groups`), into
@@ -835,18 +867,24 @@ fn declaration(
     };
     // Field `i` as an operand of at most `most` indices (four only for the constant-buffer
     // size of `dcl_constantbuffer CB0[lower:upper][size]`).
-    let opnd_upto = |i: usize, most: usize, spare: &mut Spare| -> Result<Operand, ParseError> {
+    // Field `i` as an operand appended to `ops`.
+    let opnd_upto = |i: usize,
+                     most: usize,
+                     ops: &mut Vec<Operand>,
+                     spare: &mut Spare|
+     -> Result<(), ParseError> {
         let (o, s) = field(i)?;
-        let (op, end) = decl_operand(t, text, at, o, spare)?;
+        let end = decl_operand(t, text, at, o, ops, spare)?;
         if end - o != s.len() {
             return Err(c.err_at(end, "`,` or the end of the declaration"));
         }
-        if op.indices.len() > most {
+        if ops.last().is_some_and(|op| op.indices.len() > most) {
             return Err(c.err_at(o, "at most three indices"));
         }
-        Ok(op)
+        Ok(())
     };
-    let opnd = |i: usize, spare: &mut Spare| opnd_upto(i, MAX_INDICES, spare);
+    let opnd =
+        |i: usize, ops: &mut Vec<Operand>, spare: &mut Spare| opnd_upto(i, MAX_INDICES, ops, spare);
     let named = |i: usize, rows: &[(u8, String)], what: &str| -> Result<u32, ParseError> {
         let (o, s) = field(i)?;
         find_code(rows, s)
@@ -932,7 +970,7 @@ fn declaration(
             "a sample count",
         )?;
         instr.controls = u32::from(d) | count << 5;
-        instr.operands.push(opnd(0, spare)?);
+        opnd(0, &mut instr.operands, spare)?;
         instr.words.push(types_word(group(groups, types_from))?);
         optional_space(1, &mut instr.words)?;
         return Ok(());
@@ -954,7 +992,7 @@ fn declaration(
             .ok_or_else(|| c.err_at(0, "a UAV dimension"))?;
         instr.reset(156, spare);
         instr.controls = u32::from(d.code) | flags;
-        instr.operands.push(opnd(0, spare)?);
+        opnd(0, &mut instr.operands, spare)?;
         instr.words.push(types_word(group(groups, 0))?);
         optional_space(1, &mut instr.words)?;
         return Ok(());
@@ -970,16 +1008,16 @@ fn declaration(
     let ops = &mut instr.operands;
     match opcode {
         89 => {
-            let mut op = opnd_upto(0, MAX_INDICES + 1, spare)?;
-            if let Some(size) = op.indices.get(3) {
+            opnd_upto(0, MAX_INDICES + 1, ops, spare)?;
+            if let Some(op) = ops.last_mut().filter(|op| op.indices.len() > MAX_INDICES) {
                 let (o, _) = field(0)?;
+                let size = &op.indices[MAX_INDICES];
                 if size.rel.is_some() {
                     return Err(c.err_at(o, "an immediate constant-buffer size"));
                 }
                 w.push(size.imm as u32);
                 op.indices.truncate(MAX_INDICES);
             }
-            ops.push(op);
             let (o, access) = field(1)?;
             instr.controls = match access {
                 "immediateIndexed" => 0,
@@ -989,7 +1027,7 @@ fn declaration(
             optional_space(2, w)?;
         }
         90 => {
-            ops.push(opnd(0, spare)?);
+            opnd(0, ops, spare)?;
             // Wine omits `mode_default` (code 0) and spells `mode_comparison` `comparisonMode`.
             let mode = field_at(1).filter(|(_, s)| !s.starts_with("space="));
             if let Some((o, mode)) = mode {
@@ -1006,8 +1044,7 @@ fn declaration(
                 .rev()
                 .find(|(_, ch)| *ch == ' ')
                 .ok_or_else(|| c.err_at(o, "`register count`"))?;
-            let (op, _) = decl_operand(t, &text[..o + space_at], at, o, spare)?;
-            ops.push(op);
+            decl_operand(t, &text[..o + space_at], at, o, ops, spare)?;
             w.push(field_number(c, o + space_at, &s[space_at..])?);
         }
         92 => instr.controls = named(0, &f.output_topologies, "an output topology")?,
@@ -1031,9 +1068,9 @@ fn declaration(
             };
         }
         94 | 104 | 153 | 154 | 206 => w.push(num(0)?),
-        95 | 101 | 143 => ops.push(opnd(0, spare)?),
+        95 | 101 | 143 => opnd(0, ops, spare)?,
         96 | 97 | 102 | 103 => {
-            ops.push(opnd(0, spare)?);
+            opnd(0, ops, spare)?;
             w.push(sysval(1)?);
         }
         98..=100 => {
@@ -1052,8 +1089,7 @@ fn declaration(
                 }
             }
             instr.controls = mode;
-            let (op, _) = decl_operand(t, text, at, op_at, spare)?;
-            ops.push(op);
+            decl_operand(t, text, at, op_at, ops, spare)?;
             if opcode != 98 {
                 w.push(sysval(1)?);
             }
@@ -1113,20 +1149,20 @@ fn declaration(
             }
         }
         157 | 161 => {
-            ops.push(opnd(0, spare)?);
+            opnd(0, ops, spare)?;
             optional_space(1, w)?;
         }
         158 | 162 => {
-            ops.push(opnd(0, spare)?);
+            opnd(0, ops, spare)?;
             w.push(num(1)?);
             optional_space(2, w)?;
         }
         159 => {
-            ops.push(opnd(0, spare)?);
+            opnd(0, ops, spare)?;
             w.push(num(1)?);
         }
         160 => {
-            ops.push(opnd(0, spare)?);
+            opnd(0, ops, spare)?;
             w.push(num(1)?);
             w.push(num(2)?);
         }

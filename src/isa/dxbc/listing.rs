@@ -33,17 +33,28 @@ pub struct Items<'a> {
     pub version: Option<u32>,
 }
 
-/// The lines of `src` from byte `at`: each line and where the one after it starts. A final
-/// line terminator ends the last line (no empty line after it); an empty input is one empty
-/// line.
-fn line_at(src: &str, at: usize) -> (&str, Option<usize>) {
-    match src[at..].find('\n') {
-        Some(n) => {
+/// What each byte does to the brace depth: `{` 1, `}` -1, anything else 0 (a table: no
+/// branch per byte).
+const BRACES: [i8; 256] = {
+    let mut t = [0i8; 256];
+    t[b'{' as usize] = 1;
+    t[b'}' as usize] = -1;
+    t
+};
+
+/// The line of `src` at byte `at`, where the one after it starts, and the braces it opens
+/// minus those it closes (one pass over its bytes). A final line terminator ends the last
+/// line (no empty line after it); an empty input is one empty line.
+fn line_at(src: &str, at: usize) -> (&str, Option<usize>, i64) {
+    let mut depth = 0i64;
+    for (n, b) in src.as_bytes()[at..].iter().enumerate() {
+        if *b == b'\n' {
             let next = at + n + 1;
-            (&src[at..at + n], (next < src.len()).then_some(next))
+            return (&src[at..at + n], (next < src.len()).then_some(next), depth);
         }
-        None => (&src[at..], None),
+        depth += i64::from(BRACES[usize::from(*b)]);
     }
+    (&src[at..], None, depth)
 }
 
 impl<'a> Items<'a> {
@@ -52,7 +63,7 @@ impl<'a> Items<'a> {
         let mut has_profile = false;
         let mut next = Some(0);
         while let Some(at) = next {
-            let (line, after) = line_at(src, at);
+            let (line, after, _) = line_at(src, at);
             if super::profile_version(line).is_some() {
                 has_profile = true;
                 break;
@@ -75,21 +86,12 @@ impl<'a> Items<'a> {
     }
 }
 
-/// The braces a line opens minus those it closes.
-fn brace_depth(s: &str) -> i64 {
-    s.bytes().fold(0i64, |d, b| match b {
-        b'{' => d + 1,
-        b'}' => d - 1,
-        _ => d,
-    })
-}
-
 impl<'a> Iterator for Items<'a> {
     type Item = Item<'a>;
 
     fn next(&mut self) -> Option<Item<'a>> {
         let start = self.next?;
-        let (line, mut after) = line_at(self.src, start);
+        let (line, mut after, depth) = line_at(self.src, start);
         self.line += 1;
         let span = Span {
             offset: self.offset,
@@ -108,13 +110,13 @@ impl<'a> Iterator for Items<'a> {
             && !trimmed.starts_with("#line")
         {
             // An immediate constant buffer continues until its braces balance.
-            let mut open = brace_depth(line);
+            let mut open = depth;
             while open > 0 {
                 let Some(at) = after else { break };
-                let (more, rest) = line_at(self.src, at);
+                let (more, rest, depth) = line_at(self.src, at);
                 self.line += 1;
                 end = at + more.len();
-                open += brace_depth(more);
+                open += depth;
                 after = rest;
             }
             code = Some(line.len() - line.trim_start().len());

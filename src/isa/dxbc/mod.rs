@@ -530,9 +530,15 @@ fn record_declarations(program: &mut Program, decls: &Decls) {
 /// A line without its trailing `// comment` and whitespace.
 fn code_part(line: &str) -> &str {
     let bytes = line.as_bytes();
-    let comment = (0..bytes.len())
-        .find(|&i| bytes[i..].starts_with(b"//"))
-        .unwrap_or(bytes.len());
+    let mut comment = bytes.len();
+    let mut from = 0;
+    while let Some(slash) = bytes[from..].iter().position(|&b| b == b'/') {
+        if bytes.get(from + slash + 1) == Some(&b'/') {
+            comment = from + slash;
+            break;
+        }
+        from += slash + 1;
+    }
     line[..comment].trim_end()
 }
 

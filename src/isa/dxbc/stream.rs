@@ -12,7 +12,9 @@
 //! nothing is written before the whole input has been read.
 //!
 //! The identity transcode streams too ([`transcode`]):
-//! - binary → binary writes the input as it is, once every check of decoding has passed: a
+//! - binary → binary writes the input as it is, once every check of decoding has passed
+//!   (the decoder's own walk, storing nothing but what may be a texture instruction, to be
+//!   counted: [`tokens::Instructions::check_next`]): a
 //!   decoded instruction keeps every bit and re-encodes to its own dwords, an accepted
 //!   container has its chunks back to back with a valid checksum, so decode then encode
 //!   writes exactly the input (`tests/stream.rs` compares the two on mutated inputs);

@@ -596,8 +596,10 @@ impl Reader<'_> {
             Layout::Raw => Some(0),
         };
         // The operands are decoded over those of the instruction decoded before, in place;
-        // the ones left over go back to `spare`. Checked only, each goes through `unkept`.
-        let mut unkept = Operand::default();
+        // the ones left over go back to `spare`. Checked only, each goes through `unkept`,
+        // which the check never writes: it holds no storage, and dropping it would cost
+        // more than checking some instructions.
+        let mut unkept = std::mem::ManuallyDrop::new(Operand::default());
         let mut n = 0;
         loop {
             let more = match count {
@@ -621,7 +623,7 @@ impl Reader<'_> {
             n += 1;
         }
         if KEEP {
-            spare.operands.extend(instr.operands.drain(n..));
+            spare.give_back(&mut instr.operands, n);
             instr.words.extend_from_slice(&self.words[self.pos..end]);
             instr.controls = (token >> 11) & 0x1fff;
         }
@@ -644,6 +646,12 @@ impl Spare {
     /// An operand for new contents: one given back before, or a new one.
     pub fn operand(&mut self) -> Operand {
         self.operands.pop().unwrap_or_default()
+    }
+
+    /// Takes back the operands of `operands` past the first `count`.
+    pub fn give_back(&mut self, operands: &mut Vec<Operand>, count: usize) {
+        self.operands
+            .extend(operands.drain(count.min(operands.len())..));
     }
 
     /// A boxed operand for a relative index: one given back before, or a new one.

@@ -611,8 +611,15 @@ pub fn encode_word(inst: &NvInst) -> Result<u64, FieldError> {
 /// field value of a later SM) or no longer prints (TLD4 `.NDV` past SM53), naming the field.
 pub fn encode_word_on(inst: &NvInst, sm: Sm) -> Result<u64, FieldError> {
     let word = encode_word(inst)?;
+    check_word_on(inst, word, sm)?;
+    Ok(word)
+}
+
+/// What [`encode_word_on`] checks past [`encode_word`], given `word`, the instruction's
+/// word: its form and fields exist on `sm`.
+pub(super) fn check_word_on(inst: &NvInst, word: u64, sm: Sm) -> Result<(), FieldError> {
     let Some(form) = inst.form() else {
-        return Ok(word);
+        return Ok(());
     };
     if sm < form.sm {
         return Err(needs_sm("opcode", &form_name(form), form.sm, sm));
@@ -635,5 +642,5 @@ pub fn encode_word_on(inst: &NvInst, sm: Sm) -> Result<u64, FieldError> {
             ));
         }
     }
-    Ok(word)
+    Ok(())
 }

@@ -11,11 +11,11 @@
 
 use super::binary::{opaque_texture, phase_of, program_sm};
 use super::control::{self, BUNDLE_WORDS};
+use super::inst::check_word_on;
 use super::table::Sm;
-use super::text::{is_texture_text, parse_inst, print_inst, write_inst, TextOut};
+use super::text::{is_texture_text, parse_inst, parse_inst_word, print_inst, write_inst, TextOut};
 use super::{
-    decode_word_on, emit_inst, encode_word_on, extras_of, lift, ListingLine, NvInst,
-    NvidiaContainer, NvidiaExtras,
+    decode_word_on, emit_inst, extras_of, lift, ListingLine, NvInst, NvidiaContainer, NvidiaExtras,
 };
 use crate::error::{Error, ParseError};
 use crate::ir::{Isa, Item, Opaque, Program, Span};
@@ -236,6 +236,8 @@ pub(super) struct TexItem<'a> {
     pub(super) layout: Layout<'a>,
     /// The instruction, its unprinted bits taken from its encoding comment.
     pub(super) inst: NvInst,
+    /// Its word without the unprinted bits.
+    plain_word: u64,
     /// Its text as read.
     text: &'a str,
     /// The 1-based line and column of its text.
@@ -257,8 +259,16 @@ impl TexItem<'_> {
         .into()
     }
 
+    /// Its word, as printing encodes it ([`super::emit_inst`]).
+    pub(super) fn word(&self) -> Result<u64, Error> {
+        match self.inst.raw {
+            0 => Ok(self.plain_word),
+            _ => super::encode_at(&self.inst, self.span()),
+        }
+    }
+
     /// Where the instruction is, for the IR.
-    pub(super) fn span(&self) -> Span {
+    fn span(&self) -> Span {
         Span {
             offset: 0,
             line: self.line,
@@ -281,8 +291,8 @@ pub(super) fn read_item<'a>(
         return Ok(ListingItem::Kept { texture: false });
     };
     let column = one_based(tl.text_start);
-    let mut inst = parse_inst(tl.text, line_no, column)?;
-    encode_word_on(&inst, sm).map_err(|e| ParseError {
+    let (mut inst, plain_word) = parse_inst_word(tl.text, line_no, column)?;
+    check_word_on(&inst, plain_word, sm).map_err(|e| ParseError {
         line: line_no,
         column,
         token: tl.text.split_whitespace().next().unwrap_or("").to_string(),
@@ -323,6 +333,7 @@ pub(super) fn read_item<'a>(
     let item = TexItem {
         layout,
         inst,
+        plain_word,
         text,
         line: line_no,
         column,

@@ -282,7 +282,7 @@ pub(super) fn transcode(
             }
             ListingItem::Tex(tex) => {
                 stats.texture += 1;
-                match super::encode_at(&tex.inst, tex.span()) {
+                match tex.word() {
                     Ok(word) => {
                         let patch = phases.tex(&tex.layout, tex.inst.phase);
                         apply_patch(&mut held.buf, held.written, patch);

@@ -2,6 +2,7 @@
 //! sweeping the opcode bits through nvdisasm: `scripts/sweep-nvidia-mnemonics.py`). A listing
 //! line that is an instruction but not a texture instruction must use them.
 
+use crate::hash::FastMap;
 use std::sync::OnceLock;
 
 use serde::Deserialize;
@@ -32,6 +33,18 @@ fn table() -> &'static Table {
     })
 }
 
+/// The mnemonics by name.
+fn by_name() -> &'static FastMap<&'static str, &'static Mnemonic> {
+    static MAP: OnceLock<FastMap<&'static str, &'static Mnemonic>> = OnceLock::new();
+    MAP.get_or_init(|| {
+        table()
+            .mnemonic
+            .iter()
+            .map(|m| (m.name.as_str(), m))
+            .collect()
+    })
+}
+
 /// Texture mnemonics: the scheduling phase `.P`/`.T` (from the bundle's control word) may
 /// follow their modifiers.
 const PHASED: [&str; 10] = [
@@ -40,7 +53,7 @@ const PHASED: [&str; 10] = [
 
 /// Whether nvdisasm prints the mnemonic `name`.
 pub fn is_mnemonic(name: &str) -> bool {
-    table().mnemonic.iter().any(|m| m.name == name)
+    by_name().contains_key(name)
 }
 
 /// Checks an instruction's first token (`ISETP.NE.U32.AND`, `TXA.P`): a known mnemonic with
@@ -48,7 +61,7 @@ pub fn is_mnemonic(name: &str) -> bool {
 fn check_token(token: &str) -> Result<(), (usize, String, String)> {
     let mut parts = token.split('.');
     let base = parts.next().unwrap_or("");
-    let Some(m) = table().mnemonic.iter().find(|m| m.name == base) else {
+    let Some(m) = by_name().get(base) else {
         let expected = crate::isa::hint::expected_with_hint(
             "an SM50 instruction mnemonic (as nvdisasm prints it)",
             base,
@@ -57,9 +70,10 @@ fn check_token(token: &str) -> Result<(), (usize, String, String)> {
         return Err((0, base.to_string(), expected));
     };
     let mut at = base.len() + 1;
-    let parts: Vec<&str> = parts.collect();
-    for (i, p) in parts.iter().enumerate() {
-        let phase = i + 1 == parts.len() && matches!(*p, "P" | "T") && PHASED.contains(&base);
+    let mut parts = parts.peekable();
+    while let Some(p) = parts.next() {
+        let last = parts.peek().is_none();
+        let phase = last && matches!(p, "P" | "T") && PHASED.contains(&base);
         if !phase && !m.modifiers.iter().any(|k| k == p) {
             let what = if m.modifiers.is_empty() {
                 format!("no modifier after {base}")
@@ -70,7 +84,7 @@ fn check_token(token: &str) -> Result<(), (usize, String, String)> {
                     m.modifiers.iter().map(String::as_str),
                 )
             };
-            return Err((at, (*p).to_string(), what));
+            return Err((at, p.to_string(), what));
         }
         at += p.len() + 1;
     }

@@ -61,7 +61,18 @@ impl OpClass {
 
     /// Looks a mnemonic up.
     pub fn from_mnemonic(s: &str) -> Option<OpClass> {
-        OpClass::ALL.into_iter().find(|o| o.mnemonic() == s)
+        Some(match s {
+            "TEX" => OpClass::TEX,
+            "TEXS" => OpClass::TEXS,
+            "TLD" => OpClass::TLD,
+            "TLDS" => OpClass::TLDS,
+            "TLD4" => OpClass::TLD4,
+            "TLD4S" => OpClass::TLD4S,
+            "TXD" => OpClass::TXD,
+            "TMML" => OpClass::TMML,
+            "TXQ" => OpClass::TXQ,
+            _ => return None,
+        })
     }
 
     /// TEXS, TLDS and TLD4S: two destination registers, a 4-bit target instead of a dimension.
@@ -1021,4 +1032,19 @@ pub fn table() -> &'static Table {
 /// Looks a spelling up in a value table.
 pub fn code_of(t: &ValueTable, spelling: &str) -> Option<u8> {
     t.iter().find(|(_, v)| *v == spelling).map(|(k, _)| *k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OpClass;
+
+    /// `from_mnemonic` reads back every spelling `mnemonic` prints, and nothing else.
+    #[test]
+    fn mnemonics_read_back() {
+        for op in OpClass::ALL {
+            assert_eq!(OpClass::from_mnemonic(op.mnemonic()), Some(op));
+            assert_eq!(OpClass::from_mnemonic(&op.mnemonic().to_lowercase()), None);
+        }
+        assert_eq!(OpClass::from_mnemonic("TEX4"), None);
+    }
 }

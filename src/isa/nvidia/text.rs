@@ -6,6 +6,8 @@
 use super::inst::{comps_code, encode_word, lod_code, query_valid, NvInst, OFFSET_NONE, RZ};
 use super::table::{code_of, table, FieldName, Modifier, OpClass};
 use crate::error::ParseError;
+use crate::hash::FastMap;
+use std::sync::OnceLock;
 
 /// The register as printed: `R7`, `RZ`.
 pub fn reg_name(r: u8) -> String {
@@ -18,12 +20,25 @@ pub use crate::isa::text_out::TextOut;
 pub(super) use crate::isa::text_out::{push_decimal, push_hex};
 
 fn push_reg(out: &mut (impl TextOut + ?Sized), r: u8) {
-    if r == RZ {
-        out.push_text("RZ");
-    } else {
-        out.push_ascii(b'R');
-        push_decimal(out, r.into());
-    }
+    out.push_text(&reg_names()[usize::from(r)]);
+}
+
+/// Every register's name by number (`R0`..`R254`, `RZ`), printed once: the printer copies a
+/// name where it would format a number per register.
+fn reg_names() -> &'static [String] {
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        (0..=u8::MAX)
+            .map(|r| match r {
+                RZ => "RZ".to_string(),
+                _ => {
+                    let mut s = String::from("R");
+                    push_decimal(&mut s, r.into());
+                    s
+                }
+            })
+            .collect()
+    })
 }
 
 fn push_guard(out: &mut (impl TextOut + ?Sized), guard: u8) {
@@ -182,6 +197,52 @@ pub fn is_texture_text(text: &str) -> bool {
     OpClass::from_mnemonic(base).is_some()
 }
 
+/// What a modifier spelling is in the table: the codes it spells in each value table a
+/// modifier reads (the first code, as [`code_of`] finds it) and its class's rank in
+/// `modifier_order` (0 when it names none).
+#[derive(Clone, Copy, Default)]
+struct Spelling {
+    invalid: bool,
+    comp: Option<u8>,
+    lod: bool,
+    offset: Option<u8>,
+    phase: Option<u8>,
+    rank: usize,
+}
+
+/// The [`Spelling`] of `m`: every spelling of the tables looked up once, as parsing reads
+/// each modifier of every instruction.
+fn spelling(m: &str) -> Spelling {
+    static SPELLINGS: OnceLock<FastMap<&'static str, Spelling>> = OnceLock::new();
+    let map = SPELLINGS.get_or_init(|| {
+        let t = table();
+        let mut map: FastMap<&'static str, Spelling> = FastMap::default();
+        let mut each = |values: &'static super::table::ValueTable,
+                        set: &dyn Fn(&mut Spelling, u8)| {
+            // Codes in order: the first one spelled so wins, as `code_of` finds it.
+            for (&code, v) in values.iter().rev() {
+                set(map.entry(v.as_str()).or_default(), code);
+            }
+        };
+        for v in [
+            &t.invalid.lod,
+            &t.invalid.offset_mode,
+            &t.invalid.comps_quad,
+        ] {
+            each(v, &|s, _| s.invalid = true);
+        }
+        each(&t.comp, &|s, c| s.comp = Some(c));
+        each(&t.lod, &|s, _| s.lod = true);
+        each(&t.offset_mode, &|s, c| s.offset = Some(c));
+        each(&t.control.phase_names, &|s, c| s.phase = Some(c));
+        for (rank, class) in t.modifier_order.iter().enumerate().rev() {
+            map.entry(class.as_str()).or_default().rank = rank;
+        }
+        map
+    });
+    map.get(m).copied().unwrap_or_default()
+}
+
 /// A token of the instruction text with its 1-based column.
 struct Tok<'a> {
     text: &'a str,
@@ -190,7 +251,16 @@ struct Tok<'a> {
 
 /// Parses one instruction (`text` holds no ` ;` and no listing decoration). `line` and
 /// `column0` (1-based column of `text`'s first byte) place errors.
-pub fn parse_inst<'t>(text: &'t str, line: u32, column0: u32) -> Result<NvInst, ParseError> {
+pub fn parse_inst(text: &str, line: u32, column0: u32) -> Result<NvInst, ParseError> {
+    parse_inst_word(text, line, column0).map(|(inst, _)| inst)
+}
+
+/// [`parse_inst`] and the instruction's word (without unprinted bits).
+pub(super) fn parse_inst_word<'t>(
+    text: &'t str,
+    line: u32,
+    column0: u32,
+) -> Result<(NvInst, u64), ParseError> {
     let err = |tok: &Tok, expected: &str| ParseError {
         line,
         column: tok.column,
@@ -228,11 +298,12 @@ pub fn parse_inst<'t>(text: &'t str, line: u32, column0: u32) -> Result<NvInst, 
     // Modifiers, in print order.
     let mut last_class: Option<usize> = None;
     let mut first_mod = true;
-    let mut lod_spelled = String::new();
+    let mut lod_spelled = "";
     let mut fixed_seen = false;
     for m in parts {
         let mt = tok(m);
-        if t.invalid.contains(m) {
+        let sp = spelling(m);
+        if sp.invalid {
             return Err(err(
                 &mt,
                 &format!(
@@ -249,23 +320,24 @@ pub fn parse_inst<'t>(text: &'t str, line: u32, column0: u32) -> Result<NvInst, 
             inst.rtz = true;
             "RTZ"
         } else if first_mod && matches!(op, OpClass::TLD4 | OpClass::TLD4S) {
-            let c =
-                code_of(&t.comp, m).ok_or_else(|| err(&mt, "the gather component R, G, B or A"))?;
+            let c = sp
+                .comp
+                .ok_or_else(|| err(&mt, "the gather component R, G, B or A"))?;
             inst.comp = c;
             "comp"
         } else if m == "B" {
             inst.bindless = true;
             "B"
-        } else if !m.is_empty() && code_of(&t.lod, m).is_some() {
-            lod_spelled = m.to_string();
+        } else if !m.is_empty() && sp.lod {
+            lod_spelled = m;
             "lod"
         } else if t.fixed.get(&op).is_some_and(|f| f == m) {
             fixed_seen = true;
             "fixed"
-        } else if let (Some(c), false) = (code_of(&t.offset_mode, m), m.is_empty()) {
+        } else if let (Some(c), false) = (sp.offset, m.is_empty()) {
             inst.offset = c;
             "offset"
-        } else if let (Some(c), false) = (code_of(&t.control.phase_names, m), m.is_empty()) {
+        } else if let (Some(c), false) = (sp.phase, m.is_empty()) {
             inst.phase = c;
             "phase"
         } else {
@@ -282,11 +354,7 @@ pub fn parse_inst<'t>(text: &'t str, line: u32, column0: u32) -> Result<NvInst, 
             m
         };
         first_mod &= matches!(class, "F16" | "RTZ");
-        let rank = t
-            .modifier_order
-            .iter()
-            .position(|c| c == class)
-            .unwrap_or(0);
+        let rank = spelling(class).rank;
         if last_class.is_some_and(|l| l >= rank) {
             return Err(err(&mt, "modifiers in nvdisasm's order, each once"));
         }
@@ -300,31 +368,30 @@ pub fn parse_inst<'t>(text: &'t str, line: u32, column0: u32) -> Result<NvInst, 
             return Err(err(&tok(mnemonic), &format!("{}.{f}", op.mnemonic())));
         }
     }
-    inst.lod = lod_code(&lod_spelled);
+    inst.lod = lod_code(lod_spelled);
     if op == OpClass::TLD && lod_spelled.is_empty() {
         return Err(err(&tok(mnemonic), "TLD.LZ or TLD.LL"));
     }
     // Operands.
-    let mut ops: Vec<Tok> = Vec::new();
-    if !operand_text.trim().is_empty() {
-        for piece in operand_text.split(',') {
-            let trimmed = piece.trim();
-            if trimmed.is_empty() {
-                let at = if piece.is_empty() {
-                    piece
-                } else {
-                    &piece[piece.len()..]
-                };
-                return Err(err(&tok(at), "an operand"));
-            }
-            ops.push(tok(trimmed));
-        }
+    // Every operand is checked to be there before any is read.
+    let pieces = || {
+        let none = operand_text.trim().is_empty();
+        operand_text.split(',').filter(move |_| !none)
+    };
+    if let Some(piece) = pieces().find(|p| p.trim().is_empty()) {
+        let at = if piece.is_empty() {
+            piece
+        } else {
+            &piece[piece.len()..]
+        };
+        return Err(err(&tok(at), "an operand"));
     }
+    let ops = pieces().map(|p| tok(p.trim()));
     let end_tok = Tok {
         text: "",
         column: col_of(&text[text.len()..]),
     };
-    let mut it = ops.into_iter().peekable();
+    let mut it = ops;
     let mut next = |what: &str| it.next().ok_or_else(|| err(&end_tok, what));
     // Sparse predicate destination.
     let mut first = next("operands")?;
@@ -424,8 +491,8 @@ pub fn parse_inst<'t>(text: &'t str, line: u32, column0: u32) -> Result<NvInst, 
     if inst.offset != OFFSET_NONE && op == OpClass::TXQ {
         return Err(err(&tok(mnemonic), "no offset modifier on TXQ"));
     }
-    encode_word(&inst).map_err(|e| err(&tok(mnemonic), &e.to_string()))?;
-    Ok(inst)
+    let word = encode_word(&inst).map_err(|e| err(&tok(mnemonic), &e.to_string()))?;
+    Ok((inst, word))
 }
 
 fn parse_guard(g: &str) -> Option<u8> {

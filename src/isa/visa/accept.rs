@@ -54,6 +54,8 @@ pub(super) struct Acceptor {
     var_cols: u16,
     /// Raw operand offsets are multiples of this (the GRF).
     grf: u32,
+    /// `grf - 1` when the GRF is a power of two (a multiple of it has none of these bits).
+    grf_mask: Option<u32>,
 }
 
 /// The vector-operand tag of an immediate aoffimmi (see `binary`).
@@ -145,6 +147,7 @@ impl Acceptor {
             imm_types,
             var_cols,
             grf: lim.grf_bytes,
+            grf_mask: lim.grf_bytes.is_power_of_two().then(|| lim.grf_bytes - 1),
         }
     }
 
@@ -196,26 +199,27 @@ impl Acceptor {
         }
         r.skip(usize::from(opc.sampler) + 1)?;
         let raws = if opc.num_params {
-            self.raw(&mut r)?;
+            self.raws(&mut r, 1)?;
             let n = r.u8()?;
             op.counts[usize::from(n)].then_some(usize::from(n))?
         } else {
             op.fixed_params + 1
         };
-        for _ in 0..raws {
-            self.raw(&mut r)?;
-        }
+        self.raws(&mut r, raws)?;
         Some(r.pos)
     }
 
-    /// Reads a raw operand whose offset is GRF-aligned.
-    fn raw(&self, r: &mut Bytes) -> Option<()> {
-        r.skip(4)?;
-        let offset = u32::from(r.u16()?);
-        let aligned = if self.grf.is_power_of_two() {
-            offset & (self.grf - 1) == 0
-        } else {
-            offset % self.grf == 0
+    /// Reads `n` raw operands (u32 variable, u16 offset) whose offsets are GRF-aligned.
+    #[inline]
+    fn raws(&self, r: &mut Bytes, n: usize) -> Option<()> {
+        let raws = r.bytes.get(r.pos..r.pos + n * 6)?;
+        r.pos += n * 6;
+        let mut offsets = raws
+            .chunks_exact(6)
+            .map(|c| u32::from(u16::from_le_bytes([c[4], c[5]])));
+        let aligned = match self.grf_mask {
+            Some(mask) => offsets.fold(0, |or, o| or | o) & mask == 0,
+            None => offsets.all(|o| o % self.grf == 0),
         };
         aligned.then_some(())
     }

@@ -108,6 +108,9 @@ fn read_line(
     in_comment: &mut bool,
     strict_refusal: &mut Option<Error>,
 ) -> Result<Option<text::ParsedLine>, Error> {
+    if !*in_comment && text::is_other_instruction(line) {
+        return Ok(None);
+    }
     let parsed = if *in_comment {
         None
     } else {

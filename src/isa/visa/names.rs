@@ -61,11 +61,8 @@ impl<'p> Scope<'p> {
     /// program declares variables; IGC's own `V<n>`/`S<n>`/`T<n>`/`P<n>` when it does not.
     pub fn resolve(&self, name: &str) -> Option<Named> {
         let limits = &tables::tables().limits;
-        if let Some(i) = limits.predefined_variables.iter().position(|n| n == name) {
-            return Some(Named::General(i as u32));
-        }
-        if let Some(i) = limits.predefined_surfaces.iter().position(|n| n == name) {
-            return Some(Named::Surface(i as u8));
+        if let Some(named) = predefined(name) {
+            return Some(named);
         }
         if self.declared {
             if let Some(pos) = self.program.variables.get_index_of(name) {
@@ -195,6 +192,23 @@ impl<'p> Scope<'p> {
     }
 }
 
+/// What a predefined name stands for: a general variable (`%null`, `%r0`, ...) or a surface
+/// (`%slm`, `T1`, ...), looked up by hash (every operand of every line asks).
+fn predefined(name: &str) -> Option<Named> {
+    static NAMES: std::sync::OnceLock<crate::isa::names::Names<Named>> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        let limits = &tables::tables().limits;
+        let variables = (0..).zip(&limits.predefined_variables);
+        let surfaces = (0..).zip(&limits.predefined_surfaces);
+        crate::isa::names::Names::new(
+            variables
+                .map(|(i, n)| (n.clone(), Named::General(i)))
+                .chain(surfaces.map(|(i, n)| (n.clone(), Named::Surface(i)))),
+        )
+    });
+    names.get(name.as_bytes()).copied()
+}
+
 /// Reads every `.decl` line of `lines` into `program`'s tables and `visa`'s predicate list.
 /// Lines are numbered from 1.
 pub fn read_decls(
@@ -209,7 +223,8 @@ pub fn read_decls(
     Ok(())
 }
 
-/// The names declared so far, to refuse a second declaration of one.
+/// The names of the predicates, samplers and surfaces declared so far (general variables
+/// are the program's), to refuse a second declaration of one.
 #[derive(Default)]
 pub struct DeclaredNames(crate::hash::FastSet<String>);
 
@@ -284,16 +299,23 @@ pub fn read_decl(
             &format!("at most 256 {what} (indices are one byte)"),
         )
     };
+    // General variables are named in `program.variables`, the others in `names`.
     match v_type {
-        "G" | "P" | "S" | "T" => {
-            if !names.0.insert(name.to_string()) {
+        "G" if names.0.contains(name) => return Err(duplicate()),
+        "P" | "S" | "T" => {
+            if program.variables.contains_key(name) || !names.0.insert(name.to_string()) {
                 return Err(duplicate());
             }
         }
+        "G" => {}
         _ => return Ok(()),
     }
     match v_type {
         "G" => {
+            let indexmap::map::Entry::Vacant(entry) = program.variables.entry(name.to_string())
+            else {
+                return Err(duplicate());
+            };
             let ty = type_attr.map_or("", |(_, t)| t);
             if !ty.is_empty() && tables::type_by_name(ty).is_none() {
                 let (col, _) = type_attr.unwrap_or((vt_col, ""));
@@ -303,14 +325,11 @@ pub fn read_decl(
                 n.parse::<u32>()
                     .map_err(|_| parse_error(line, line_no, col, n, "a number of elements"))
             })?;
-            program.variables.insert(
-                name.to_string(),
-                Variable {
-                    name: name.to_string(),
-                    ty: ty.to_ascii_lowercase(),
-                    num_elts,
-                },
-            );
+            entry.insert(Variable {
+                name: name.to_string(),
+                ty: ty.to_ascii_lowercase(),
+                num_elts,
+            });
         }
         "P" => {
             // Research §3.1: the predicate field holds the id in bits 11:0; a larger id

@@ -374,14 +374,24 @@ pub fn modifier_mask(code: u8) -> u16 {
 }
 
 /// The op spelled `name` (IGC mnemonic or seed name, any case). Every line of a `.visaasm`
-/// file asks, so the names are hashed once ([`Names`]).
+/// file asks, so the names are hashed once ([`Names`]), and a word whose first letter no
+/// op name has is answered at once.
 pub fn op_by_name(name: &str) -> Option<&'static OpDesc> {
-    static OPS: OnceLock<Names<&'static OpDesc>> = OnceLock::new();
-    let ops = OPS.get_or_init(|| {
+    static OPS: OnceLock<(Names<&'static OpDesc>, [bool; 256])> = OnceLock::new();
+    let (ops, firsts) = OPS.get_or_init(|| {
         let ops = &tables().ops;
         let names = ops.iter().flat_map(|o| [(&o.mnemonic, o), (&o.doc, o)]);
-        Names::new(names.map(|(n, o)| (n.to_ascii_lowercase(), o)))
+        let names: Vec<(String, _)> = names.map(|(n, o)| (n.to_ascii_lowercase(), o)).collect();
+        let mut firsts = [false; 256];
+        for (n, _) in &names {
+            firsts[usize::from(n.as_bytes()[0])] = true;
+        }
+        (Names::new(names.into_iter()), firsts)
     });
+    let first = name.as_bytes().first()?.to_ascii_lowercase();
+    if !firsts[usize::from(first)] {
+        return None;
+    }
     let mut lower = [0u8; Names::<()>::LONGEST];
     let lower = lower.get_mut(..name.len())?;
     lower.copy_from_slice(name.as_bytes());
@@ -512,9 +522,14 @@ pub fn mnemonics() -> &'static Mnemonics {
 /// a sampler op of `visa.toml` (any case, with the seeds' spellings) or one of
 /// `visa_mnemonics.toml` (case-sensitive, as IGC's lexer).
 pub fn is_mnemonic(name: &str) -> bool {
+    is_igc_mnemonic(name) || op_by_name(name).is_some()
+}
+
+/// Whether `name` is one of `visa_mnemonics.toml` (case-sensitive, as IGC's lexer).
+pub fn is_igc_mnemonic(name: &str) -> bool {
     static IGC: OnceLock<Names<()>> = OnceLock::new();
     let igc = IGC.get_or_init(|| Names::new(mnemonics().mnemonics.iter().map(|m| (m.clone(), ()))));
-    igc.get(name.as_bytes()).is_some() || op_by_name(name).is_some()
+    igc.get(name.as_bytes()).is_some()
 }
 
 /// Every mnemonic, for hints.

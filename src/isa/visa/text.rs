@@ -782,6 +782,30 @@ fn strip_block_comment<'a>(line: &'a str, in_comment: &mut bool) -> &'a str {
     }
 }
 
+/// Whether `text` is an instruction of another kind than the sampler's, which
+/// [`check_other_line`] accepts as it is: its first word (after the indentation, up to a `.`
+/// or a space) is ASCII letters, digits and `_`, starting with a letter, names no sampler op
+/// ([`sampler_op`]) and is a mnemonic IGC's assembler reads. A line of this kind is neither a
+/// label (its word has no `:`), nor a comment, nor predicated; so the one look-up answers for
+/// both. `false` sends a line the long way.
+pub fn is_other_instruction(text: &str) -> bool {
+    let body = text.trim_start().as_bytes();
+    if !body.first().is_some_and(u8::is_ascii_alphabetic) {
+        return false;
+    }
+    let len = body
+        .iter()
+        .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+        .unwrap_or(body.len());
+    // `char::is_whitespace` on ASCII: what ends a word in `sampler_op` and `check_other_line`.
+    let ends = matches!(
+        body.get(len),
+        None | Some(b'.' | b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
+    );
+    let word = &text[text.len() - body.len()..][..len];
+    ends && tables::op_by_name(word).is_none() && tables::is_igc_mnemonic(word)
+}
+
 /// Checks a line that is not a sampler instruction: blank, a comment, a directive (`.decl`,
 /// `.kernel`, ...), a label (`name:`), a brace, or an instruction whose mnemonic IGC's
 /// assembler reads (`mappings/visa_mnemonics.toml`). Anything else is a parse error at the
