@@ -552,9 +552,50 @@ pub fn looks_like_text(bytes: &[u8]) -> bool {
 
 /// Writes `bytes` to `path` whole: to a new temporary file beside it, renamed into place, so
 /// a failure never leaves a half-written output (the temporary file is removed) and an
-/// existing output is replaced only by a complete one.
+/// existing output is replaced only by a complete one. An output that already holds exactly
+/// `bytes` is left in place with its modification time set to now, as a rewrite would set
+/// it (build tools see it made): no temporary file and no rename, which on ext4 starts the
+/// new file's writeback at once (`auto_da_alloc`).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    if touch_if_holds(path, bytes) {
+        return Ok(());
+    }
     atomic(path, |file| file.write_all(bytes), |e| e)
+}
+
+/// Whether `path` is a regular file holding exactly `bytes` whose modification time could be
+/// set to now (it then is). Anything else — no such file, other bytes, no permission — is
+/// `false`, and the output is written.
+fn touch_if_holds(path: &Path, bytes: &[u8]) -> bool {
+    let same_size = fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64);
+    if !same_size {
+        return false;
+    }
+    let Ok(mut file) = fs::OpenOptions::new().read(true).write(true).open(path) else {
+        return false;
+    };
+    let mut held = Vec::with_capacity(bytes.len());
+    let read = (&mut file)
+        .take(bytes.len() as u64 + 1)
+        .read_to_end(&mut held);
+    read.is_ok() && held == bytes && file.set_modified(std::time::SystemTime::now()).is_ok()
+}
+
+/// [`write_atomic_with`] for the output of an input read `whole`: made in memory, then
+/// written by [`write_atomic`] (an output that already holds it is left in place); a
+/// streamed input's output is streamed to the file.
+fn write_output_of<T>(
+    path: &Path,
+    whole: bool,
+    write: impl FnOnce(&mut dyn Write) -> Result<T, FileError>,
+) -> Result<T, FileError> {
+    if !whole {
+        return write_atomic_with(path, write);
+    }
+    let mut bytes = Vec::new();
+    let t = write(&mut bytes)?;
+    write_atomic(path, &bytes).map_err(FileError::Write)?;
+    Ok(t)
 }
 
 /// [`write_atomic`] of what `write` writes (through a buffer): the output is renamed into
@@ -715,7 +756,8 @@ impl Job {
                 {
                     // An identity translation from a binary writes the container it read.
                     let path = output(self.output_extension(input.head()?))?;
-                    return write_atomic_with(&path, |w| {
+                    let whole = matches!(input, DisasmInput::Whole(_));
+                    return write_output_of(&path, whole, |w| {
                         transcode_to_with(options.from, &name, input, options.read, options.emit, w)
                     });
                 }
@@ -728,7 +770,10 @@ impl Job {
             Job::Disasm(isa, read) => {
                 let input = DisasmInput::open(&entry.input).map_err(FileError::Read)?;
                 let path = output(self.output_extension(&[]))?;
-                write_atomic_with(&path, |w| disasm_to_with(*isa, &name, input, *read, w))
+                let whole = matches!(input, DisasmInput::Whole(_));
+                write_output_of(&path, whole, |w| {
+                    disasm_to_with(*isa, &name, input, *read, w)
+                })
             }
         }
     }

@@ -845,3 +845,67 @@ fn identity_batches_write_what_whole_runs_write() {
     // Every text and whole binary translates; every cut binary is refused (14 batches).
     assert_eq!((same_output, same_refusal), (28, 14));
 }
+
+/// A batch run again over the same inputs leaves each output that already holds its bytes in
+/// place (the same file) with its modification time set to now, as a rewrite would; an
+/// output that differs is replaced whole.
+#[test]
+fn unchanged_outputs_are_touched_not_rewritten() {
+    use std::os::unix::fs::MetadataExt as _;
+    use std::time::{Duration, SystemTime};
+    let dir = scratch("unchanged");
+    let a = write(&dir.join("in/a.sass"), GOOD_A.as_bytes());
+    let b = write(&dir.join("in/b.sass"), GOOD_B.as_bytes());
+    let out = dir.join("out");
+    let args = [
+        "translate",
+        "--from",
+        "nvidia",
+        "--to",
+        "dxbc",
+        &a,
+        &b,
+        "-o",
+        s(&out),
+    ];
+    let run = || {
+        let o = texlate(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    run();
+    let (a_out, b_out) = (out.join("a.asm"), out.join("b.asm"));
+    let expected_b = std::fs::read(&b_out).unwrap();
+    let long_ago = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+    for p in [&a_out, &b_out] {
+        let f = std::fs::OpenOptions::new().write(true).open(p).unwrap();
+        f.set_modified(long_ago).unwrap();
+    }
+    // b's output edited by hand: other bytes, same length.
+    let mut edited = expected_b.clone();
+    edited[0] ^= 0x20;
+    std::fs::write(&b_out, &edited).unwrap();
+    let (a_ino, b_ino) = (
+        std::fs::metadata(&a_out).unwrap().ino(),
+        std::fs::metadata(&b_out).unwrap().ino(),
+    );
+    let before = SystemTime::now() - Duration::from_secs(60);
+    run();
+    let (a_meta, b_meta) = (
+        std::fs::metadata(&a_out).unwrap(),
+        std::fs::metadata(&b_out).unwrap(),
+    );
+    assert_eq!(
+        a_meta.ino(),
+        a_ino,
+        "an unchanged output stays the same file"
+    );
+    assert!(a_meta.modified().unwrap() > before, "and is touched");
+    assert_ne!(b_meta.ino(), b_ino, "a changed output is replaced");
+    assert_eq!(std::fs::read(&b_out).unwrap(), expected_b);
+    assert!(b_meta.modified().unwrap() > before);
+    assert_eq!(
+        tree(&out),
+        set(&["a.asm", "b.asm"]),
+        "no temporary file left"
+    );
+}
