@@ -8,6 +8,7 @@ use support::cli::{arg as s, scratch, stderr, texlate, texlate_stdin};
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::process::Output;
 
 use serde_json::Value;
 
@@ -45,6 +46,11 @@ const GOOD_A: &str = "TEXS R6, R4, R4, R5, 0x6e, 2D, RGBA\n";
 const GOOD_B: &str = "TEX R0, R4, 0x6e, 2D, 0xf\nTLD.LZ R8, R12, 0x6e, 2D, 0xf\n";
 /// `9D` is no dimension: a parse error at 1:28.
 const BAD_TEXT: &str = "TEXS R6, R4, R4, R5, 0x6e, 9D, RGBA\n";
+
+/// `texlate translate --from nvidia --to dxbc ARGS`.
+fn nv_to_dx(args: &[&str]) -> Output {
+    texlate(&[&["translate", "--from", "nvidia", "--to", "dxbc"][..], args].concat())
+}
 
 /// The single-file run's standard output.
 fn single(args: &[&str]) -> Vec<u8> {
@@ -135,34 +141,11 @@ fn binary_outputs_and_disasm_batches_match_single_runs() {
     let a = write(&dir.join("in/a.sass"), GOOD_A.as_bytes());
     let b = write(&dir.join("in/b.sass"), GOOD_B.as_bytes());
     let out = dir.join("dx");
-    let o = texlate(&[
-        "translate",
-        "--from",
-        "nvidia",
-        "--to",
-        "dxbc",
-        "--emit",
-        "binary",
-        &a,
-        &b,
-        "-o",
-        s(&out),
-    ]);
+    let o = nv_to_dx(&["--emit", "binary", &a, &b, "-o", s(&out)]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(tree(&out), set(&["a.dxbc", "b.dxbc"]), "DXBC containers");
     let single_out = dir.join("single.dxbc");
-    let o = texlate(&[
-        "translate",
-        "--from",
-        "nvidia",
-        "--to",
-        "dxbc",
-        "--emit",
-        "binary",
-        &b,
-        "-o",
-        s(&single_out),
-    ]);
+    let o = nv_to_dx(&["--emit", "binary", &b, "-o", s(&single_out)]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         std::fs::read(out.join("b.dxbc")).unwrap(),
@@ -372,17 +355,7 @@ fn a_missing_output_directory_is_created() {
     let a = write(&dir.join("a.sass"), GOOD_A.as_bytes());
     let b = write(&dir.join("b.sass"), GOOD_B.as_bytes());
     let out = dir.join("new/nested/out");
-    let o = texlate(&[
-        "translate",
-        "--from",
-        "nvidia",
-        "--to",
-        "dxbc",
-        &a,
-        &b,
-        "-o",
-        s(&out),
-    ]);
+    let o = nv_to_dx(&[&a, &b, "-o", s(&out)]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(tree(&out), set(&["a.asm", "b.asm"]));
 }
@@ -440,19 +413,7 @@ fn inputs_sharing_an_output_are_both_refused() {
     let y = write(&dir.join("a/y.sass"), GOOD_A.as_bytes());
     // The same file twice is one input.
     let out = dir.join("out");
-    let o = texlate(&[
-        "translate",
-        "--from",
-        "nvidia",
-        "--to",
-        "dxbc",
-        &x1,
-        &x2,
-        &y,
-        &y,
-        "-o",
-        s(&out),
-    ]);
+    let o = nv_to_dx(&[&x1, &x2, &y, &y, "-o", s(&out)]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
@@ -469,16 +430,7 @@ fn inputs_sharing_an_output_are_both_refused() {
     // The same stem with another extension of the same ISA collides too.
     write(&dir.join("c/k.sass"), GOOD_A.as_bytes());
     write(&dir.join("c/k.bin"), &nvidia_binary(&dir, GOOD_A));
-    let o = texlate(&[
-        "translate",
-        "--from",
-        "nvidia",
-        "--to",
-        "dxbc",
-        s(&dir.join("c")),
-        "-o",
-        s(&dir.join("out2")),
-    ]);
+    let o = nv_to_dx(&[s(&dir.join("c")), "-o", s(&dir.join("out2"))]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(!dir.join("out2/k.asm").exists());
 
@@ -509,12 +461,7 @@ fn links_to_one_file_are_one_input() {
     std::os::unix::fs::symlink(&a, dir.join("sym.sass")).unwrap();
     std::fs::hard_link(&a, dir.join("hard.sass")).unwrap();
     let out = dir.join("out");
-    let o = texlate(&[
-        "translate",
-        "--from",
-        "nvidia",
-        "--to",
-        "dxbc",
+    let o = nv_to_dx(&[
         &a,
         s(&dir.join("sym.sass")),
         s(&dir.join("hard.sass")),
@@ -857,19 +804,8 @@ fn unchanged_outputs_are_touched_not_rewritten() {
     let a = write(&dir.join("in/a.sass"), GOOD_A.as_bytes());
     let b = write(&dir.join("in/b.sass"), GOOD_B.as_bytes());
     let out = dir.join("out");
-    let args = [
-        "translate",
-        "--from",
-        "nvidia",
-        "--to",
-        "dxbc",
-        &a,
-        &b,
-        "-o",
-        s(&out),
-    ];
     let run = || {
-        let o = texlate(&args);
+        let o = nv_to_dx(&[&a, &b, "-o", s(&out)]);
         assert!(o.status.success(), "{}", stderr(&o));
     };
     run();
