@@ -1671,3 +1671,105 @@ fn random_visa_instruction_streams_stream_as_the_whole_program_path() {
         Form::Binary
     ));
 }
+
+/// The type names of `mappings/visa.toml`.
+fn visa_type_names() -> Vec<String> {
+    let text = fs::read_to_string("mappings/visa.toml").unwrap();
+    let table: toml::Table = toml::from_str(&text).unwrap();
+    let types = table["type"].as_array().unwrap();
+    types
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A sampler line: a random instruction (one `random_visa_instruction` the whole path
+/// decodes) as the whole path prints it, then respelled at random the ways IGC's assembler
+/// also reads (indentation, spacing, case, offset expressions, hex case, a `//` comment in
+/// IGC's column or not, trailing whitespace, a non-ASCII space), and now and then broken by
+/// [`mutate_visa_line`].
+fn random_visa_sampler_line(rng: &mut Rng, ops: &(Vec<(u8, u8, usize)>, u8)) -> Vec<String> {
+    let mut line = loop {
+        let bytes = random_visa_instruction(rng, ops);
+        if let Ok(p) = texlate::decode(Isa::Visa, &bytes) {
+            let text = codec(Isa::Visa).print_text(&p).unwrap();
+            break text.trim_end().to_string();
+        }
+    };
+    let spaces = ["  ", "\t", " \t", "\u{a0}", "   "];
+    let pick = |rng: &mut Rng, n: usize| below(rng, n as u64) as usize;
+    for _ in 0..below(rng, 4) {
+        line = match below(rng, 9) {
+            0 => format!("{}{line}", ["    ", "\t", "  ", "\u{2003}"][pick(rng, 4)]),
+            1 => {
+                let gaps: Vec<usize> = line.match_indices(' ').map(|(i, _)| i).collect();
+                let at = gaps[pick(rng, gaps.len())];
+                format!("{}{}{}", &line[..at], spaces[pick(rng, 5)], &line[at + 1..])
+            }
+            2 => match line.split_once('.') {
+                Some((m, rest)) => format!("{}.{rest}", m.to_ascii_uppercase()),
+                None => line,
+            },
+            3 => line
+                .replacen(".64", ".(2*32)", 1)
+                .replacen(".32", ".(32)", 1),
+            4 => line.replacen("0x", "0X", 1).replacen(":uw", ":UW", 1),
+            5 => {
+                // IGC's comment column (80): padded there, or one space, or a tab.
+                let pad = 80usize.saturating_sub(line.chars().count()) + 1;
+                let gap = [" ".repeat(pad), " ".into(), "\t".into()][pick(rng, 3)].clone();
+                format!("{line}{gap}/// ${}", below(rng, 99))
+            }
+            6 => format!("{line}{}", [" ", "\t", "  \t"][pick(rng, 3)]),
+            7 => {
+                let mut lines = vec![line];
+                mutate_visa_line(&mut lines, 0, below(rng, 8), rng);
+                return lines;
+            }
+            _ => line.to_ascii_lowercase(),
+        };
+    }
+    vec![line]
+}
+
+/// Programs of random sampler lines, with declarations of random types for the names the
+/// lines use (and sometimes none: IGC's own names), streamed text → text as the whole path
+/// reads and prints them: the same bytes, or the same error. Lines the stream copies
+/// (`accept_line`: they print back as read) and lines it lifts and prints (a typed
+/// `load_2dms_w` form, a variable aoffimmi past its row, a non-canonical spelling) and
+/// refused lines all occur.
+#[test]
+fn random_visa_sampler_lines_stream_as_the_whole_program_path() {
+    let ops = visa_ops();
+    let types = visa_type_names();
+    let mut rng = Rng(0x5a4b_1e57);
+    let mut tally = Tally::default();
+    for k in 0..1500 {
+        let mut lines = vec![".version 4.1".to_string(), ".kernel \"k\"".to_string()];
+        if below(&mut rng, 5) != 0 {
+            // Declared in index order: `V0040` is variable 40, `S2` sampler 2, `T7`
+            // surface 7, `P3` predicate 3, as IGC's own names are.
+            for v in 32..64 {
+                let ty = match below(&mut rng, types.len() as u64 + 3) as usize {
+                    i if i < types.len() => format!(" type={}", types[i]),
+                    _ => String::new(),
+                };
+                lines.push(format!(
+                    ".decl V{v:04} v_type=G{ty} num_elts=64 align=hword"
+                ));
+            }
+            lines.extend((0..4).map(|s| format!(".decl S{s} v_type=S num_elts=1")));
+            lines.extend((6..10).map(|t| format!(".decl T{t} v_type=T num_elts=1")));
+            lines.extend((1..9).map(|p| format!(".decl P{p} v_type=P num_elts=16")));
+        }
+        for _ in 0..1 + below(&mut rng, 4) {
+            lines.extend(random_visa_sampler_line(&mut rng, &ops));
+        }
+        let text = joined_with_line_ends(&lines, &mut rng);
+        let name = format!("random sampler lines {k}:\n{text}");
+        for read in VISA_READS {
+            tally.count(check_transcode(Isa::Visa, &name, text.as_bytes(), read) > 0);
+        }
+    }
+    tally.assert_both(300);
+}
