@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(visa_text visa_binary visa_container dxbc_text dxbc_container nvidia_text nvidia_words)
+[ ${#targets[@]} -gt 0 ] || targets=(visa_text visa_binary visa_container dxbc_text dxbc_container nvidia_text nvidia_words stream_transcode translate)
 corpus=../shared/corpus
 
 # copy_seeds DIR: copies the files named on stdin (at most 200) under numbered names.
@@ -38,6 +38,29 @@ seed() {   # seed TARGET: copy a bounded sample of real inputs into fuzz/corpus/
         dxbc_container) find "$corpus/dxbc/blobs" -name '*.dxbc' | copy_seeds "$dir" ;;
         nvidia_text)    find "$corpus/nvidia" -maxdepth 1 -name '*.sass' | copy_seeds "$dir" ;;
         nvidia_words)   find "$corpus/nvidia/cubin" -type f | copy_seeds "$dir" ;;
+        # The first byte picks ISA/direction and form (see the targets): the seeds are small
+        # corpus files of each ISA behind the picks that read them.
+        stream_transcode|translate)
+                        local picks isa f
+                        for isa in nvidia dxbc visa; do
+                            case $1-$isa in
+                                stream_transcode-nvidia) picks="0 4" ;;
+                                stream_transcode-dxbc)   picks="1 5" ;;
+                                stream_transcode-visa)   picks="2 6" ;;
+                                translate-nvidia)        picks="1 4" ;;
+                                translate-dxbc)          picks="0 2" ;;
+                                translate-visa)          picks="3 5" ;;
+                            esac
+                            case $isa in
+                                nvidia) find "$corpus/nvidia" -maxdepth 1 -name '*.sass' -size -20k ;;
+                                dxbc)   find "$corpus/dxbc/blobs" -name '*.dxbc' -size -20k ;;
+                                visa)   find "$corpus/intel/dumps" -name '*.visaasm' -size -20k ;;
+                            esac | head -n 30 | while IFS= read -r f; do
+                                for p in $picks; do
+                                    { printf "\\$(printf %03o "$p")"; cat "$f"; } > "$dir/$p-$(basename "$f")"
+                                done
+                            done
+                        done ;;
     esac
 }
 

@@ -406,13 +406,20 @@ fn high_registers(rng: &mut Rng, word: u64) -> u64 {
 
 /// The words of `count` words accepted alone (decoded and encoded by the whole path).
 fn accepted_words(rng: &mut Rng, count: usize) -> Vec<u64> {
+    accepted_words_on(rng, count, ReadOptions::default())
+}
+
+/// [`accepted_words`] read as `read` says (its SM), and written back unchanged by the whole
+/// path. (Not every word it accepts is: the IR keeps no `.LC` of TXD, which SM52 and later
+/// decode, so TXD.LC comes back without it. The streams write back the words they read.)
+fn accepted_words_on(rng: &mut Rng, count: usize, read: ReadOptions) -> Vec<u64> {
     let mut words = Vec::new();
     while words.len() < count {
         let word = form_word(rng);
         let bytes = bundles(&[word], |_| control(rng.next() % 3));
-        if texlate::decode(Isa::Nvidia, &bytes)
+        if texlate::decode_with(Isa::Nvidia, &bytes, read)
             .and_then(|p| texlate::encode(Isa::Nvidia, &p, Form::Binary))
-            .is_ok()
+            .is_ok_and(|b| b == bytes)
         {
             words.push(word);
         }
@@ -1440,6 +1447,189 @@ fn mutated_nvidia_listings_stream_as_the_whole_program_path() {
     tally.assert_both(50);
 }
 
+/// The listing `disasm` prints for `words` (bundles of three, phases `.T`, `.P` and none in
+/// turn) read as `read` says.
+fn disasm_listing(words: &[u64], read: ReadOptions) -> String {
+    let bytes = bundles(words, |b| control(b as u64 % 3));
+    let mut out = Vec::new();
+    let r = stream::disasm_with(Isa::Nvidia, &mut Cursor::new(&bytes), read, &mut out);
+    streamed(r, out).expect("disasm prints every word that decodes")
+}
+
+/// Listings as `disasm` prints streams of distinct random words, for every SM (texture
+/// lines the stream takes without parsing their text: it prints the words' text): whole
+/// listings of words accepted alone, and short ones of any words that decode (some of which
+/// lift refuses: the same error at the same line).
+#[test]
+fn listings_of_distinct_random_words_stream_as_the_whole_program_path() {
+    let mut rng = Rng(0x1157_0000_d157_0001);
+    let mut tally = Tally::default();
+    for sm in texlate::isa::nvidia::Sm::ALL {
+        let read = ReadOptions {
+            sm,
+            ..ReadOptions::default()
+        };
+        let words = accepted_words_on(&mut rng, 900, read);
+        let listing = disasm_listing(&words, read);
+        assert_eq!(
+            check_transcode(Isa::Nvidia, &format!("{sm}"), listing.as_bytes(), read),
+            2,
+            "{sm}"
+        );
+        // Words that decode (`disasm` prints them), which the whole path refuses or writes
+        // back unchanged (see `accepted_words_on`).
+        let decodes = |w: &u64| {
+            let bytes = bundles(&[*w], |_| control(2));
+            texlate::decode_with(Isa::Nvidia, &bytes, read).is_ok_and(|p| {
+                texlate::encode(Isa::Nvidia, &p, Form::Binary).map_or(true, |b| b == bytes)
+            })
+        };
+        for round in 0..40 {
+            let words: Vec<u64> = std::iter::repeat_with(|| form_word(&mut rng))
+                .filter(decodes)
+                .take(12)
+                .collect();
+            let listing = disasm_listing(&words, read);
+            let name = format!("{sm} round {round}");
+            tally.count(check_transcode(Isa::Nvidia, &name, listing.as_bytes(), read) > 0);
+        }
+    }
+    tally.assert_both(20);
+}
+
+/// One random change to the instruction text of a texture line as `disasm` prints it
+/// (`        /*0008*/                   TEXS.P R6, … ;   /* 0x… */`), its encoding comment
+/// kept: a register, a number, the phase, a modifier, white space, the case, the guard, or
+/// another line's text. `None` for a line without such a text.
+fn mutate_tex_text(line: &str, other: &str, rng: &mut Rng) -> Option<String> {
+    let text_of = |l: &str| {
+        let start = l.find("*/")? + 2;
+        let start = start + l[start..].find(|c: char| c != ' ')?;
+        Some((start, start + l[start..].find(" ;")?))
+    };
+    let (start, end) = text_of(line)?;
+    let text = &line[start..end];
+    let pick = |rng: &mut Rng, from: &[&'static str]| from[rng.below(from.len())];
+    // A token's span in `text`.
+    let tokens: Vec<(usize, &str)> = text
+        .match_indices(|c: char| c.is_ascii_alphanumeric())
+        .collect();
+    let new = match rng.next() % 9 {
+        0 | 1 => {
+            // A register or number one more, one less, RZ, or spelled otherwise.
+            let words: Vec<(usize, &str)> = text
+                .split(", ")
+                .scan(0, |at, w| {
+                    let here = *at;
+                    *at += w.len() + 2;
+                    Some((here, w))
+                })
+                .collect();
+            let (at, w) = words[rng.below(words.len())];
+            let w = w.rsplit(' ').next().unwrap_or(w);
+            let at = at + text[at..].find(w).unwrap_or(0);
+            let new = match (w.strip_prefix('R'), w.strip_prefix("0x")) {
+                (Some(n), _) => match n.parse::<u32>() {
+                    Ok(n) => pick(rng, &["R{}", "R0{}", "RZ", "r{}"])
+                        .replace("{}", &(n + rng.next() as u32 % 3).to_string()),
+                    Err(_) => pick(rng, &["R0", "R254", "R255"]).to_string(),
+                },
+                (_, Some(h)) => pick(rng, &["0x{}", "0X{}", "0x0{}", "0x{}0", "{}"])
+                    .replace("{}", &h.to_uppercase()),
+                _ => pick(rng, &["2D", "3D", "RGBA", "R", "ARRAY_2D", "CUBE", "0xf"]).to_string(),
+            };
+            format!("{}{new}{}", &text[..at], &text[at + w.len()..])
+        }
+        2 => {
+            let new = pick(rng, &[".P ", ".T ", " ", ".P.P ", ".T.P "]);
+            let cut = text.find(' ').unwrap_or(text.len());
+            let (head, tail) = text.split_at(cut);
+            let head = head
+                .strip_suffix(".P")
+                .or_else(|| head.strip_suffix(".T"))
+                .unwrap_or(head);
+            format!("{head}{}{}", new.trim_end(), tail)
+        }
+        3 => {
+            // A modifier inserted after the mnemonic's first part, or one dropped.
+            let dots: Vec<usize> = text.match_indices('.').map(|(i, _)| i).collect();
+            if !dots.is_empty() && rng.next() % 2 == 0 {
+                let at = dots[rng.below(dots.len())];
+                let end = text[at + 1..]
+                    .find(['.', ' '])
+                    .map_or(text.len(), |e| at + 1 + e);
+                format!("{}{}", &text[..at], &text[end..])
+            } else {
+                let m = pick(
+                    rng,
+                    &[".B", ".LZ", ".NODEP", ".NDV", ".DC", ".AOFFI", ".LL", ".R"],
+                );
+                let at = text.find(['.', ' ']).unwrap_or(text.len());
+                format!("{}{m}{}", &text[..at], &text[at..])
+            }
+        }
+        4 => {
+            // White space the parser reads past (an extra space, a tab) or not (none).
+            let spaces: Vec<usize> = text.match_indices(' ').map(|(i, _)| i).collect();
+            let at = spaces[rng.below(spaces.len())];
+            let ws = pick(rng, &["  ", "\t", " \t", ""]);
+            format!("{}{ws}{}", &text[..at], &text[at + 1..])
+        }
+        5 => text_of(other).map_or(text.to_string(), |(s, e)| other[s..e].to_string()),
+        6 => {
+            let (at, t) = tokens[rng.below(tokens.len())];
+            format!(
+                "{}{}{}",
+                &text[..at],
+                t.to_lowercase(),
+                &text[at + t.len()..]
+            )
+        }
+        7 => {
+            let guard = pick(rng, &["@PT ", "@!PT ", "@P0 ", "@!P6 ", "@P7 ", "@ "]);
+            match text.strip_prefix('@') {
+                Some(rest) => format!("{guard}{}", rest.split_once(' ')?.1),
+                None => format!("{guard}{text}"),
+            }
+        }
+        _ => {
+            // Blank after the text (the gap before ` ;`), or text after it.
+            let tail = pick(rng, &[" ", "\t", ", R0", " R0", ","]);
+            format!("{text}{tail}")
+        }
+    };
+    Some(format!("{}{new}{}", &line[..start], &line[end..]))
+}
+
+/// Listings of random accepted words with the instruction text of some texture lines
+/// changed and their encoding comments kept (the stream's comparison with the printed text
+/// fails, and the line is parsed): the stream writes what parsing and printing write, or
+/// refuses alike.
+#[test]
+fn listings_with_texts_unlike_their_words_stream_as_the_whole_program_path() {
+    let mut rng = Rng(0x7e47_0000_0000_0002);
+    let read = ReadOptions::default();
+    let words = accepted_words(&mut rng, 1800);
+    let mut tally = Tally::default();
+    let mut changed = 0;
+    for (round, words) in words.chunks(30).enumerate() {
+        let listing = disasm_listing(words, read);
+        let mut lines: Vec<String> = listing.split('\n').map(str::to_string).collect();
+        for _ in 0..1 + rng.below(3) {
+            let (i, j) = (rng.below(lines.len()), rng.below(lines.len()));
+            if let Some(new) = mutate_tex_text(&lines[i], &lines[j].clone(), &mut rng) {
+                changed += usize::from(new != lines[i]);
+                lines[i] = new;
+            }
+        }
+        let mutated = lines.join("\n");
+        let name = format!("round {round}");
+        tally.count(check_transcode(Isa::Nvidia, &name, mutated.as_bytes(), read) > 0);
+    }
+    tally.assert_both(10);
+    assert!(changed > 60, "{changed} lines changed");
+}
+
 /// A bundle whose control word and texture instructions are far apart (more output than
 /// the stream holds back: it reads ahead to settle the control word, then reads on), with
 /// the listing accepted, refused after the gap, and refused inside it.
@@ -1670,4 +1860,106 @@ fn random_visa_instruction_streams_stream_as_the_whole_program_path() {
         &long,
         Form::Binary
     ));
+}
+
+/// The type names of `mappings/visa.toml`.
+fn visa_type_names() -> Vec<String> {
+    let text = fs::read_to_string("mappings/visa.toml").unwrap();
+    let table: toml::Table = toml::from_str(&text).unwrap();
+    let types = table["type"].as_array().unwrap();
+    types
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A sampler line: a random instruction (one `random_visa_instruction` the whole path
+/// decodes) as the whole path prints it, then respelled at random the ways IGC's assembler
+/// also reads (indentation, spacing, case, offset expressions, hex case, a `//` comment in
+/// IGC's column or not, trailing whitespace, a non-ASCII space), and now and then broken by
+/// [`mutate_visa_line`].
+fn random_visa_sampler_line(rng: &mut Rng, ops: &(Vec<(u8, u8, usize)>, u8)) -> Vec<String> {
+    let mut line = loop {
+        let bytes = random_visa_instruction(rng, ops);
+        if let Ok(p) = texlate::decode(Isa::Visa, &bytes) {
+            let text = codec(Isa::Visa).print_text(&p).unwrap();
+            break text.trim_end().to_string();
+        }
+    };
+    let spaces = ["  ", "\t", " \t", "\u{a0}", "   "];
+    let pick = |rng: &mut Rng, n: usize| below(rng, n as u64) as usize;
+    for _ in 0..below(rng, 4) {
+        line = match below(rng, 9) {
+            0 => format!("{}{line}", ["    ", "\t", "  ", "\u{2003}"][pick(rng, 4)]),
+            1 => {
+                let gaps: Vec<usize> = line.match_indices(' ').map(|(i, _)| i).collect();
+                let at = gaps[pick(rng, gaps.len())];
+                format!("{}{}{}", &line[..at], spaces[pick(rng, 5)], &line[at + 1..])
+            }
+            2 => match line.split_once('.') {
+                Some((m, rest)) => format!("{}.{rest}", m.to_ascii_uppercase()),
+                None => line,
+            },
+            3 => line
+                .replacen(".64", ".(2*32)", 1)
+                .replacen(".32", ".(32)", 1),
+            4 => line.replacen("0x", "0X", 1).replacen(":uw", ":UW", 1),
+            5 => {
+                // IGC's comment column (80): padded there, or one space, or a tab.
+                let pad = 80usize.saturating_sub(line.chars().count()) + 1;
+                let gap = [" ".repeat(pad), " ".into(), "\t".into()][pick(rng, 3)].clone();
+                format!("{line}{gap}/// ${}", below(rng, 99))
+            }
+            6 => format!("{line}{}", [" ", "\t", "  \t"][pick(rng, 3)]),
+            7 => {
+                let mut lines = vec![line];
+                mutate_visa_line(&mut lines, 0, below(rng, 8), rng);
+                return lines;
+            }
+            _ => line.to_ascii_lowercase(),
+        };
+    }
+    vec![line]
+}
+
+/// Programs of random sampler lines, with declarations of random types for the names the
+/// lines use (and sometimes none: IGC's own names), streamed text → text as the whole path
+/// reads and prints them: the same bytes, or the same error. Lines the stream copies
+/// (`accept_line`: they print back as read) and lines it lifts and prints (a typed
+/// `load_2dms_w` form, a variable aoffimmi past its row, a non-canonical spelling) and
+/// refused lines all occur.
+#[test]
+fn random_visa_sampler_lines_stream_as_the_whole_program_path() {
+    let ops = visa_ops();
+    let types = visa_type_names();
+    let mut rng = Rng(0x5a4b_1e57);
+    let mut tally = Tally::default();
+    for k in 0..1500 {
+        let mut lines = vec![".version 4.1".to_string(), ".kernel \"k\"".to_string()];
+        if below(&mut rng, 5) != 0 {
+            // Declared in index order: `V0040` is variable 40, `S2` sampler 2, `T7`
+            // surface 7, `P3` predicate 3, as IGC's own names are.
+            for v in 32..64 {
+                let ty = match below(&mut rng, types.len() as u64 + 3) as usize {
+                    i if i < types.len() => format!(" type={}", types[i]),
+                    _ => String::new(),
+                };
+                lines.push(format!(
+                    ".decl V{v:04} v_type=G{ty} num_elts=64 align=hword"
+                ));
+            }
+            lines.extend((0..4).map(|s| format!(".decl S{s} v_type=S num_elts=1")));
+            lines.extend((6..10).map(|t| format!(".decl T{t} v_type=T num_elts=1")));
+            lines.extend((1..9).map(|p| format!(".decl P{p} v_type=P num_elts=16")));
+        }
+        for _ in 0..1 + below(&mut rng, 4) {
+            lines.extend(random_visa_sampler_line(&mut rng, &ops));
+        }
+        let text = joined_with_line_ends(&lines, &mut rng);
+        let name = format!("random sampler lines {k}:\n{text}");
+        for read in VISA_READS {
+            tally.count(check_transcode(Isa::Visa, &name, text.as_bytes(), read) > 0);
+        }
+    }
+    tally.assert_both(300);
 }

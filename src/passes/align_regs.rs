@@ -288,6 +288,6 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         let _ = grouped;
         before.push(Item::Tex(t));
         before.extend(after);
-        Ok(before)
+        Ok(before.into())
     })
 }

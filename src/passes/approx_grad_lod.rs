@@ -60,9 +60,9 @@ fn routed_here(t: &TexInstr, ctx: &PassContext) -> bool {
 pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
     expand_tex(items, |t| {
         if routed_here(&t, ctx) {
-            approximate(*t, ctx)
+            approximate(*t, ctx).map(Into::into)
         } else {
-            Ok(vec![Item::Tex(t)])
+            Ok(t.into())
         }
     })
 }

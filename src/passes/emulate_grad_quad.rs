@@ -72,9 +72,9 @@ fn lane(k: u32) -> Scalar {
 pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
     expand_tex(items, |t| {
         if routed_here(&t, ctx) {
-            emulate(*t, ctx)
+            emulate(*t, ctx).map(Into::into)
         } else {
-            Ok(vec![Item::Tex(t)])
+            Ok(t.into())
         }
     })
 }

@@ -44,7 +44,7 @@ fn routed_here(t: &TexInstr, ctx: &PassContext) -> bool {
 pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
     expand_tex(items, |mut t| {
         if !routed_here(&t, ctx) {
-            return Ok(vec![Item::Tex(t)]);
+            return Ok(t.into());
         }
         let v = ctx.new_virtual();
         for k in 0..MCS_WORDS {
@@ -73,6 +73,6 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
             NAME,
             "load_mcs.RG of the texel, then load_2dms_w with its R and G as mcsl, mcsh (IGC's sequence)",
         );
-        Ok(vec![Item::Tex(Box::new(mcs)), Item::Tex(t)])
+        Ok(vec![Item::Tex(Box::new(mcs)), Item::Tex(t)].into())
     })
 }

@@ -24,10 +24,10 @@ use crate::ir::{field_imm, AluOp, Item, Offset, ScalarType};
 pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
     expand_tex(items, |t| {
         let Offset::PerTexel(regs) = &t.offset else {
-            return Ok(vec![Item::Tex(t)]);
+            return Ok(t.into());
         };
         if !emulated_by(&t, ctx, "emulate_ptp_gathers") {
-            return Ok(vec![Item::Tex(t)]);
+            return Ok(t.into());
         }
         if regs.len() != 2 || t.status_dst.is_some() {
             return Err(ctx.unsupported(
@@ -79,6 +79,6 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
             ),
         );
         out.extend(moves);
-        Ok(out)
+        Ok(out.into())
     })
 }

@@ -19,7 +19,7 @@ pub fn rule_ids(t: &TexInstr, from: &TargetCaps) -> Vec<&'static str> {
         Dimension::Deferred => (None, false),
     };
     let compare = t.depth_ref.is_some();
-    let mut ids = Vec::new();
+    let mut ids = Vec::with_capacity(4);
     ids.push(match t.op {
         TexOp::Sample => match (&t.lod, compare) {
             (Lod::Grad { .. }, true) => "sample_d_c",
@@ -86,7 +86,9 @@ pub fn rule_ids(t: &TexInstr, from: &TargetCaps) -> Vec<&'static str> {
             })
         )
     };
-    if t.sources().iter().chain(t.dsts().iter()).any(memory) {
+    let mut reads_memory = false;
+    t.for_each_source(|s| reads_memory |= memory(s));
+    if reads_memory || t.dst.iter().flatten().chain(&t.status_dst).any(memory) {
         ids.push("operand_memory");
     }
     if t.flags.residency {

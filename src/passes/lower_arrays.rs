@@ -109,6 +109,6 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
             );
         }
         out.push(Item::Tex(t));
-        Ok(out)
+        Ok(out.into())
     })
 }

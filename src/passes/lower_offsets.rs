@@ -18,7 +18,7 @@ use crate::mappings::targets::OffsetForm;
 pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
     expand_tex(items, |mut t| {
         let Offset::Imm(o) = t.offset else {
-            return Ok(vec![Item::Tex(t)]);
+            return Ok(t.into());
         };
         if o.iter().any(|v| !(-8..=7).contains(v)) {
             return Err(ctx.unsupported(
@@ -30,10 +30,10 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         if o == [0; 3] {
             t.offset = Offset::None;
             ctx.note(t.span, "lower_offsets", "zero offsets dropped");
-            return Ok(vec![Item::Tex(t)]);
+            return Ok(t.into());
         }
         if ctx.target.caps.offsets == OffsetForm::Immediate {
-            return Ok(vec![Item::Tex(t)]);
+            return Ok(t.into());
         }
         let layout = if matches!(t.op, TexOp::Gather { .. }) {
             ctx.target.caps.packed_offset_gather
@@ -67,6 +67,6 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
             ),
         );
         t.offset = Offset::Packed(reg);
-        Ok(vec![mov, Item::Tex(t)])
+        Ok(vec![mov, Item::Tex(t)].into())
     })
 }

@@ -35,7 +35,7 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
     let source_float = ctx.source_caps.size_query_float;
     expand_tex(items, |mut t| {
         if t.op == TexOp::QueryLod {
-            return Ok(lod_query(t, ctx));
+            return Ok(lod_query(t, ctx).into());
         }
         // Sample-count queries follow the size queries' rule: DX `sampleinfo` returns a float
         // unless `_uint`; vISA `sampleinfo` and NVIDIA `TXQ TEX_HEADER_TEXTURE_TYPE` (Mesa NAK
@@ -50,7 +50,7 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
             if counts && t.result_type.is_none() {
                 t.result_type = Some(ScalarType::U32);
             }
-            return Ok(vec![Item::Tex(t)]);
+            return Ok(t.into());
         }
         let v = ctx.new_virtual();
         let mut after = Vec::new();
@@ -70,7 +70,7 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         );
         let mut out = vec![Item::Tex(t)];
         out.extend(after);
-        Ok(out)
+        Ok(out.into())
     })
 }
 

@@ -33,22 +33,29 @@ pub fn visa_type(ty: Option<ScalarType>) -> &'static str {
     }
 }
 
-/// A register's use, in order of first use: a register first seen without a type takes the
-/// type of its first typed use.
-fn note_use(
-    order: &mut Vec<(Reg, u32, Option<ScalarType>, crate::ir::Span)>,
-    r: Reg,
-    stride: u32,
-    ty: Option<ScalarType>,
-    span: crate::ir::Span,
-) {
-    match order.iter_mut().find(|(q, ..)| *q == r) {
-        Some((_, _, known, _)) => {
-            if known.is_none() {
-                *known = ty;
+/// Source registers in order of first use, each with the exec width that reads it, the type
+/// it is used as and where; a register first seen without a type takes the type of its first
+/// typed use.
+#[derive(Default)]
+struct Uses {
+    order: Vec<(Reg, u32, Option<ScalarType>, crate::ir::Span)>,
+    position: crate::hash::FastMap<Reg, usize>,
+}
+
+impl Uses {
+    fn note(&mut self, r: Reg, stride: u32, ty: Option<ScalarType>, span: crate::ir::Span) {
+        match self.position.get(&r) {
+            Some(&i) => {
+                let known = &mut self.order[i].2;
+                if known.is_none() {
+                    *known = ty;
+                }
+            }
+            None => {
+                self.position.insert(r, self.order.len());
+                self.order.push((r, stride, ty, span));
             }
         }
-        None => order.push((r, stride, ty, span)),
     }
 }
 
@@ -120,7 +127,7 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
     let target_stride = channel_stride(ctx.simd, ctx.target.caps.grf_bytes);
     // Source registers in order of first use, with the exec width that reads them and the
     // type they are used as.
-    let mut order: Vec<(Reg, u32, Option<ScalarType>, crate::ir::Span)> = Vec::new();
+    let mut uses = Uses::default();
     for item in items.iter() {
         // ALU instructions a source carries (a translation read back) are mapped like the
         // texture instructions' operands.
@@ -132,7 +139,7 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
             for (s, ty) in a.srcs.iter().map(|s| (s, src_ty)).chain([(&a.dst, dst_ty)]) {
                 if let Scalar::Reg(r) = s {
                     if r.file != RegFile::Virtual {
-                        note_use(&mut order, *r, stride, ty, a.span);
+                        uses.note(*r, stride, ty, a.span);
                     }
                 }
             }
@@ -147,29 +154,28 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
         };
         // Register offsets are integers whatever the coordinates are (vISA `sample4_po`'s
         // offu/offv are D, seeds/visa-3D_SAMPLE.md; NVIDIA and vISA packed offsets).
-        let offsets: Vec<Scalar> = match &t.offset {
-            crate::ir::Offset::Dynamic(v) | crate::ir::Offset::PerTexel(v) => v.clone(),
-            crate::ir::Offset::Packed(p) => vec![*p],
-            crate::ir::Offset::None | crate::ir::Offset::Imm(_) => Vec::new(),
+        let offsets: &[Scalar] = match &t.offset {
+            crate::ir::Offset::Dynamic(v) | crate::ir::Offset::PerTexel(v) => v,
+            crate::ir::Offset::Packed(p) => std::slice::from_ref(p),
+            crate::ir::Offset::None | crate::ir::Offset::Imm(_) => &[],
         };
-        for (s, ty) in t
-            .sources()
-            .into_iter()
-            .map(|s| {
-                let ty = if offsets.contains(&s) {
-                    Some(ScalarType::I32)
-                } else {
-                    src_ty
-                };
-                (s, ty)
-            })
-            .chain(t.dsts().into_iter().map(|s| (s, t.result_type)))
-        {
+        t.for_each_source(|s| {
+            let ty = if offsets.contains(s) {
+                Some(ScalarType::I32)
+            } else {
+                src_ty
+            };
             if let Scalar::Reg(r) = s {
-                note_use(&mut order, r, stride, ty.or(Some(ScalarType::F32)), t.span);
+                uses.note(*r, stride, ty.or(Some(ScalarType::F32)), t.span);
+            }
+        });
+        for s in t.dst.iter().flatten().chain(&t.status_dst) {
+            if let Scalar::Reg(r) = s {
+                uses.note(*r, stride, t.result_type.or(Some(ScalarType::F32)), t.span);
             }
         }
     }
+    let order = uses.order;
 
     // Target registers already taken: the user's map.
     let mut taken: BTreeSet<(u32, u32)> = ctx
@@ -313,14 +319,15 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
         taken.insert((target.index, target.sub));
         ctx.regmap.entries.insert(r, target);
     }
-    let map = ctx.regmap.clone();
+    let map: crate::hash::FastMap<Reg, Reg> =
+        ctx.regmap.entries.iter().map(|(s, t)| (*s, *t)).collect();
     for item in items.iter_mut() {
         match item {
-            Item::Tex(t) => rewrite(t, &map.entries),
+            Item::Tex(t) => rewrite(t, &map),
             Item::Alu(a) => {
                 for s in a.srcs.iter_mut().chain([&mut a.dst]) {
                     if let Scalar::Reg(r) = s {
-                        if let Some(m) = map.entries.get(r) {
+                        if let Some(m) = map.get(r) {
                             *r = *m;
                         }
                     }
@@ -360,7 +367,10 @@ fn taken_in(
 }
 
 /// Rewrites every register of `t` through `map`.
-pub fn rewrite(t: &mut TexInstr, map: &indexmap::IndexMap<Reg, Reg>) {
+pub fn rewrite<S: std::hash::BuildHasher>(
+    t: &mut TexInstr,
+    map: &std::collections::HashMap<Reg, Reg, S>,
+) {
     let f = |s: &mut Scalar| {
         if let Scalar::Reg(r) = s {
             if let Some(m) = map.get(r) {

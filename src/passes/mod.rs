@@ -438,16 +438,40 @@ pub fn for_each_tex(
     Ok(())
 }
 
+/// What replaces one texture instruction in [`expand_tex`]: the instruction itself (most
+/// instructions, most passes: no list to allocate), or items around it.
+pub enum Expansion {
+    /// The instruction, unchanged in place.
+    Keep(Box<TexInstr>),
+    /// What replaces it.
+    Items(Vec<Item>),
+}
+
+impl From<Box<TexInstr>> for Expansion {
+    fn from(t: Box<TexInstr>) -> Self {
+        Expansion::Keep(t)
+    }
+}
+
+impl From<Vec<Item>> for Expansion {
+    fn from(items: Vec<Item>) -> Self {
+        Expansion::Items(items)
+    }
+}
+
 /// Rebuilds the item list: `f` returns what replaces each texture instruction (the
 /// instruction itself, with ALU items around it); other items stay.
 pub fn expand_tex(
     items: Vec<Item>,
-    mut f: impl FnMut(Box<TexInstr>) -> Result<Vec<Item>, Error>,
+    mut f: impl FnMut(Box<TexInstr>) -> Result<Expansion, Error>,
 ) -> Result<Vec<Item>, Error> {
     let mut out = Vec::with_capacity(items.len());
     for item in items {
         match item {
-            Item::Tex(t) => out.extend(f(t)?),
+            Item::Tex(t) => match f(t)? {
+                Expansion::Keep(t) => out.push(Item::Tex(t)),
+                Expansion::Items(items) => out.extend(items),
+            },
             other => out.push(other),
         }
     }

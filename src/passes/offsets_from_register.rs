@@ -46,10 +46,10 @@ pub(crate) fn unpack(
 pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
     expand_tex(items, |mut t| {
         let Offset::Packed(packed) = t.offset else {
-            return Ok(vec![Item::Tex(t)]);
+            return Ok(t.into());
         };
         if !emulated_by(&t, ctx, "offsets_from_register") {
-            return Ok(vec![Item::Tex(t)]);
+            return Ok(t.into());
         }
         let Some(from) = layout(ctx.source_caps, &t) else {
             return Err(ctx.unsupported(
@@ -71,6 +71,6 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         );
         t.offset = Offset::Dynamic(comps);
         out.push(Item::Tex(t));
-        Ok(out)
+        Ok(out.into())
     })
 }

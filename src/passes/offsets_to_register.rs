@@ -93,10 +93,10 @@ pub(crate) fn pack(
 pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
     expand_tex(items, |mut t| {
         let Offset::Dynamic(comps) = &t.offset else {
-            return Ok(vec![Item::Tex(t)]);
+            return Ok(t.into());
         };
         if !emulated_by(&t, ctx, "offsets_to_register") {
-            return Ok(vec![Item::Tex(t)]);
+            return Ok(t.into());
         }
         let Some(layout) = layout(ctx.target.caps, &t) else {
             return Err(ctx.unsupported(
@@ -121,6 +121,6 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         );
         t.offset = Offset::Packed(reg);
         out.push(Item::Tex(t));
-        Ok(out)
+        Ok(out.into())
     })
 }

@@ -25,10 +25,10 @@ use crate::ir::{Dimension, Item, Offset, TexOp};
 pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
     expand_tex(items, |mut t| {
         let Offset::Packed(packed) = t.offset else {
-            return Ok(vec![Item::Tex(t)]);
+            return Ok(t.into());
         };
         if !emulated_by(&t, ctx, "repack_offsets") {
-            return Ok(vec![Item::Tex(t)]);
+            return Ok(t.into());
         }
         let (Some(from), Some(to)) = (layout(ctx.source_caps, &t), layout(ctx.target.caps, &t))
         else {
@@ -63,6 +63,6 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         );
         t.offset = Offset::Packed(reg);
         out.push(Item::Tex(t));
-        Ok(out)
+        Ok(out.into())
     })
 }

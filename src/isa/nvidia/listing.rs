@@ -13,7 +13,9 @@ use super::binary::{opaque_texture, phase_of, program_sm};
 use super::control::{self, BUNDLE_WORDS};
 use super::inst::check_word_on;
 use super::table::Sm;
-use super::text::{is_texture_text, parse_inst, parse_inst_word, print_inst, write_inst, TextOut};
+use super::text::{
+    is_texture_text, parse_inst, parse_inst_word, print_inst, printed_phase, write_inst, TextOut,
+};
 use super::{
     decode_word_on, emit_inst, extras_of, lift, ListingLine, NvInst, NvidiaContainer, NvidiaExtras,
 };
@@ -33,7 +35,7 @@ pub(super) fn find_short(hay: &str, needle: &str) -> Option<usize> {
         return Some(0);
     };
     let mut from = 0;
-    while let Some(k) = h.get(from..)?.iter().position(|&b| b == first) {
+    while let Some(k) = memchr::memchr(first, h.get(from..)?) {
         if h[from + k..].starts_with(n) {
             return Some(from + k);
         }
@@ -46,12 +48,44 @@ pub(super) fn find_short(hay: &str, needle: &str) -> Option<usize> {
 /// byte offset just past it.
 pub(super) fn hex_comment(line: &str) -> Option<(usize, u64, usize)> {
     let col = find_short(line, "/* 0x")?;
-    let digits = line.get(col + HEX_DIGITS_AT.start..col + HEX_DIGITS_AT.end)?;
-    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) || line.get(col + 21..col + 24)? != " */" {
-        return None;
-    }
-    Some((col, u64::from_str_radix(digits, 16).ok()?, col + 24))
+    Some((col, hex_comment_at(line, col)?, col + HEX_COMMENT_LEN))
 }
+
+/// Bytes of an encoding comment `/* 0x<16 hex> */`.
+const HEX_COMMENT_LEN: usize = 24;
+
+/// The word of the encoding comment `/* 0x<16 hex> */` at byte `col` of `line`, if one is
+/// there.
+fn hex_comment_at(line: &str, col: usize) -> Option<u64> {
+    let b = line.as_bytes().get(col..col + HEX_COMMENT_LEN)?;
+    let word = hex_word(&b[HEX_DIGITS_AT])?;
+    (b.starts_with(b"/* 0x") && b.ends_with(b" */")).then_some(word)
+}
+
+/// The value of hex digits (either case), as `u64::from_str_radix(_, 16)` reads at most 16
+/// of them; `None` when one is not a hex digit.
+fn hex_word(digits: &[u8]) -> Option<u64> {
+    digits.iter().try_fold(0u64, |w, &b| {
+        let v = HEX_VALUES[usize::from(b)];
+        (v < 16).then_some(w << 4 | u64::from(v))
+    })
+}
+
+/// Each byte's value as a hex digit (either case), 16 and over for a byte that is none.
+const HEX_VALUES: [u8; 256] = {
+    let mut t = [u8::MAX; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = match b as u8 {
+            c @ b'0'..=b'9' => c - b'0',
+            c @ b'a'..=b'f' => c - b'a' + 10,
+            c @ b'A'..=b'F' => c - b'A' + 10,
+            _ => u8::MAX,
+        };
+        b += 1;
+    }
+    t
+};
 
 /// The end of a line's lead: indentation, an address `/*0018*/` and a dual-issue `{`.
 pub(super) fn lead_end(line: &str) -> usize {
@@ -81,10 +115,10 @@ pub(super) fn lead_end(line: &str) -> usize {
 pub(super) fn line_address(line: &str) -> Option<u64> {
     let rest = line.trim_start().strip_prefix("/*")?;
     let inner = &rest[..find_short(rest, "*/")?];
-    if inner.is_empty() || inner.len() > 16 || !inner.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if inner.is_empty() || inner.len() > 16 {
         return None;
     }
-    u64::from_str_radix(inner, 16).ok()
+    hex_word(inner.as_bytes())
 }
 
 /// The bundle slot (0 = control word) of the word at `address`: bundles are 32 bytes.
@@ -123,6 +157,7 @@ fn alu_line(line: &str) -> Option<(u64, &str)> {
 
 /// How a texture instruction's line is laid out around its text: [`ListingLine`] borrowed
 /// from the line as read (parsing, streaming) or from the IR's extras (printing).
+#[derive(Debug, PartialEq)]
 pub(super) struct Layout<'a> {
     lead: &'a str,
     gap: &'a str,
@@ -178,26 +213,32 @@ struct TexLine<'a> {
 }
 
 fn split_tex_line(line: &str) -> Option<TexLine<'_>> {
+    split_instruction_line(line).filter(|tl| is_texture_text(tl.text))
+}
+
+/// [`split_tex_line`] without asking whether the text names a texture instruction.
+fn split_instruction_line(line: &str) -> Option<TexLine<'_>> {
     let start = lead_end(line);
     let body = &line[start..];
     if body.starts_with("/*") {
         return None;
     }
-    let (text_end, terminator, rest_start) = if let Some(semi) = body.find(';') {
-        (semi, ";", semi + 1)
-    } else if let Some(brace) = body.trim_end().strip_suffix('}').map(str::len) {
-        (brace, "}", brace + 1)
-    } else {
-        (body.len(), "", body.len())
-    };
+    let (text_end, terminator, rest_start) =
+        if let Some(semi) = memchr::memchr(b';', body.as_bytes()) {
+            (semi, ";", semi + 1)
+        } else if let Some(brace) = body.trim_end().strip_suffix('}').map(str::len) {
+            (brace, "}", brace + 1)
+        } else {
+            (body.len(), "", body.len())
+        };
     let text = body[..text_end].trim_end();
-    if text.is_empty() || !is_texture_text(text) {
+    if text.is_empty() {
         return None;
     }
     let gap = &body[text.len()..text_end];
     let rest = &body[rest_start..];
     let (hex_column, word, trailing) = match hex_comment(rest) {
-        Some((col, word, end)) if rest[..col].trim().is_empty() => {
+        Some((col, word, end)) if blank(&rest[..col]) => {
             (Some(start + rest_start + col), Some(word), &rest[end..])
         }
         _ => (None, None, rest),
@@ -343,10 +384,135 @@ pub(super) fn read_item<'a>(
     Ok(ListingItem::Tex(item))
 }
 
+/// A line [`accept_line`] took.
+pub(super) enum Accepted<'a> {
+    /// A lone encoding comment (a control word's line: [`lone_hex`], its column and word),
+    /// which [`read_item`] keeps as read.
+    LoneHex(usize, u64),
+    /// A texture instruction.
+    Tex(AcceptedTex<'a>),
+}
+
+/// A texture line [`accept_line`] took: what [`read_item`] reads from it.
+pub(super) struct AcceptedTex<'a> {
+    /// Its layout.
+    pub(super) layout: Layout<'a>,
+    /// The instruction, as [`read_item`] reads it (phase from the text, unprinted bits from
+    /// the encoding comment).
+    pub(super) inst: NvInst,
+    /// Its word, as printing encodes it ([`TexItem::word`]).
+    pub(super) word: u64,
+    /// The line as read, when it is what [`write_tex_lines`] prints for it.
+    verbatim: Option<&'a str>,
+}
+
+impl AcceptedTex<'_> {
+    /// Appends its line as [`write_tex_lines`] prints it, its instruction text `text`.
+    pub(super) fn write(&self, out: &mut Vec<u8>, text: &[u8], nl: &str) {
+        match self.verbatim {
+            Some(line) => out.extend_from_slice(line.as_bytes()),
+            None => write_tex_lines(
+                out,
+                |o| o.extend_from_slice(text),
+                self.word,
+                &self.layout,
+                nl,
+            ),
+        }
+    }
+}
+
+/// Takes the lines of a listing as `disasm` prints them without [`read_item`]'s work: a lone
+/// encoding comment, and a texture line whose text is what the printer prints for its word
+/// ([`accept_tex_line`]). `None` for any other line, which [`read_item`] then reads (and
+/// refuses, when it does).
+///
+/// A lone encoding comment (blank, the comment, nothing after it) is kept as read: its lead
+/// ([`lead_end`]) ends at the comment or at a white space other than a space or a tab, so
+/// its text is no instruction's (it is `/* 0x…` after white space) and
+/// [`super::mnemonics::check_other_line`] takes a line whose trimmed text starts with `/*`.
+pub(super) fn accept_line<'a>(line: &'a str, sm: Sm, text: &mut Vec<u8>) -> Option<Accepted<'a>> {
+    match lone_hex(line) {
+        Some((col, word)) => Some(Accepted::LoneHex(col, word)),
+        None => accept_tex_line(line, sm, text).map(Accepted::Tex),
+    }
+}
+
+/// Takes a texture line without parsing its text, when its text is exactly what
+/// [`write_inst`] prints for the word of its encoding comment (decoded for `sm`, with the
+/// phase the text spells): the instruction text is left in `text` (cleared first). `None`
+/// for any other line, which [`read_item`] then reads (and refuses, when it does).
+///
+/// What [`read_item`] reads from such a line, and so what the stream prints from it, step
+/// by step. The layout is [`split_tex_line`]'s (whose texture check holds: the text starts
+/// with a printed mnemonic). Let `d` be the comment's word `w` decoded, with the text's
+/// phase, and `d0` it without its unprinted bits (`raw`).
+/// - Parsing the text gives `d0` and the word `encode_word(d0)`: the parser reads back every
+///   spelling the printer writes ([`super::text::parse_inst_word`] inverts [`write_inst`] on
+///   every instruction that decodes and lifts but `.F16`; `tests::printed_instructions_parse_back`
+///   checks it on every form, SM and field value).
+/// - `check_word_on` accepts `d0`: decoding for `sm` already refused a form or field value
+///   of a later SM, and left the fields `sm` no longer decodes absent (their bits are `raw`).
+/// - The decoded comment equals `d0` but for `raw`, so the instruction read is `d`.
+/// - [`lift::check`] runs on `d` here as there.
+/// - [`TexItem::word`] encodes `d` (`encode_word(d0) | raw`), which is `w`: `encode_word`
+///   inverts `decode_word_on` on every word that decodes ([`super::inst`]).
+///
+/// A `.F16` instruction (kept as read), a `}` line whose comment is on the next line and any
+/// text that is not exactly the printed one are left to [`read_item`].
+fn accept_tex_line<'a>(line: &'a str, sm: Sm, text: &mut Vec<u8>) -> Option<AcceptedTex<'a>> {
+    // The text is checked to be an instruction's as printed, so it names a texture
+    // instruction (`is_texture_text`).
+    let tl = split_instruction_line(line)?;
+    let word = tl.word?;
+    let mut inst = decode_word_on(word, sm).ok()??;
+    if inst.f16 {
+        return None;
+    }
+    inst.phase = printed_phase(tl.text);
+    text.clear();
+    write_inst(text, &inst);
+    if text.as_slice() != tl.text.as_bytes() {
+        return None;
+    }
+    lift::check(&inst).ok()?;
+    // `write_tex_lines` pads the comment to its column with spaces (at least one) and
+    // prints its digits in lower case: a line already so is printed as read.
+    let l = &tl.layout;
+    let pad_start = tl.text_start + tl.text.len() + l.gap.len() + l.terminator.len();
+    let verbatim = l.hex_column.and_then(|col| {
+        let b = line.as_bytes();
+        let pad = &b[pad_start..col];
+        let digits = &b[col + HEX_DIGITS_AT.start..col + HEX_DIGITS_AT.end];
+        (!pad.is_empty() && pad.iter().all(|&c| c == b' ') && digits == hex16_digits(word))
+            .then_some(line)
+    });
+    Some(AcceptedTex {
+        layout: tl.layout,
+        inst,
+        word,
+        verbatim,
+    })
+}
+
 /// A line that is only an encoding comment: its column and word.
 pub(super) fn lone_hex(line: &str) -> Option<(usize, u64)> {
-    let (col, word, end) = hex_comment(line)?;
-    (blank(&line[..col]) && line[end..].is_empty()).then_some((col, word))
+    // The comment starts where the line's leading white space ends (spaces looked past
+    // byte by byte first): no `/` comes before it.
+    let b = line.as_bytes();
+    let mut col = spaces_end(b);
+    if b.get(col) != Some(&b'/') {
+        col = line.len() - line.trim_start().len();
+    }
+    let word = hex_comment_at(line, col)?;
+    (col + HEX_COMMENT_LEN == line.len()).then_some((col, word))
+}
+
+/// The length of the spaces `b` starts with (looked at eight at a time: a control word's
+/// line starts with ~90).
+fn spaces_end(b: &[u8]) -> usize {
+    let eights = b.chunks_exact(8).take_while(|c| *c == b"        ").count() * 8;
+    eights + b[eights..].iter().take_while(|&&c| c == b' ').count()
 }
 
 /// Whether `s` is empty or white space, as `s.trim().is_empty()` says (ASCII text is checked
@@ -567,12 +733,19 @@ impl Phases {
     /// if it shows a word, remembered as a possible control word if it is a lone encoding
     /// comment that is printed.
     pub(super) fn kept_line(&mut self, line: &str, start: Option<usize>) {
-        if let Some((col, word, _)) = hex_comment(line) {
-            let control = lone_hex(line)
-                .and(start)
-                .map(|start| (start + col + HEX_DIGITS_AT.start, word));
-            self.push(control);
+        match lone_hex(line) {
+            Some(lone) => self.lone_hex_line(lone, start),
+            None => {
+                if hex_comment(line).is_some() {
+                    self.push(None);
+                }
+            }
         }
+    }
+
+    /// [`Phases::kept_line`] of a lone encoding comment ([`lone_hex`]: its column and word).
+    pub(super) fn lone_hex_line(&mut self, (col, word): (usize, u64), start: Option<usize>) {
+        self.push(start.map(|start| (start + col + HEX_DIGITS_AT.start, word)));
     }
 
     /// A texture instruction with `phase` laid out as `layout`: the control comment it
@@ -784,7 +957,114 @@ fn print_stream(p: &Program) -> Result<String, Error> {
 
 #[cfg(test)]
 mod tests {
-    use super::{blank, find_short};
+    use super::super::table::{table, Sm};
+    use super::super::text::write_inst;
+    use super::super::{decode_word_on, lift};
+    use super::{
+        accept_line, blank, find_short, hex_comment, lone_hex, read_item, stream_column,
+        stream_line, Accepted, ListingItem,
+    };
+    use crate::rng::Rng;
+
+    /// The words a sweep tries for each form: each value of each field (up to 256 of them,
+    /// the others random) over random other bits, and random words of the form.
+    fn sweep_words(rng: &mut Rng) -> Vec<u64> {
+        let mut words = Vec::new();
+        for form in &table().forms {
+            let random = |rng: &mut Rng| (rng.next() & !form.mask & !form.reserved) | form.value;
+            for f in &form.fields {
+                let values = 1u64 << f.width.min(8);
+                for v in 0..values {
+                    let v = if f.width > 8 {
+                        rng.next() & (f.mask() >> f.lo)
+                    } else {
+                        v
+                    };
+                    for _ in 0..2 {
+                        let mut w = random(rng);
+                        f.put(&mut w, v);
+                        words.push(w);
+                    }
+                }
+            }
+            words.extend((0..200).map(|_| random(rng)));
+        }
+        words
+    }
+
+    /// A line `accept_line` takes is read alike by `read_item` (the same layout, instruction
+    /// and printed word); and every line `disasm` prints for a word that decodes and lifts is
+    /// taken (but `.F16`): on every form, SM, field value and phase.
+    #[test]
+    fn accepted_lines_read_as_read_item_reads_them() {
+        let mut rng = Rng(0xacce_9700_0000_0001);
+        let words = sweep_words(&mut rng);
+        let (mut text, mut taken) = (Vec::new(), 0);
+        for sm in Sm::ALL {
+            for &w in &words {
+                let Ok(Some(mut inst)) = decode_word_on(w, sm) else {
+                    continue;
+                };
+                for phase in 0..3 {
+                    inst.phase = phase;
+                    let mut printed = String::new();
+                    write_inst(&mut printed, &inst);
+                    let mut line = String::new();
+                    let column = stream_column(printed.len());
+                    stream_line(&mut line, 1 + phase as usize, w, column, |o| {
+                        o.push_str(&printed)
+                    });
+                    let line = line.trim_end_matches('\n');
+                    let read = read_item(line, None, 1, sm);
+                    let acc = match accept_line(line, sm, &mut text) {
+                        Some(Accepted::Tex(acc)) => acc,
+                        Some(Accepted::LoneHex(..)) => panic!("{line}: a lone comment"),
+                        None => {
+                            let lifts = lift::check(&inst).is_ok();
+                            assert!(!lifts || inst.f16, "{line} on {sm}: not taken");
+                            continue;
+                        }
+                    };
+                    let item = match read {
+                        Ok(ListingItem::Tex(item)) => item,
+                        Ok(ListingItem::Kept { .. }) => panic!("{line} on {sm}: taken, kept"),
+                        Err(e) => panic!("{line} on {sm}: taken, refused: {e}"),
+                    };
+                    assert_eq!(acc.layout, item.layout, "{line}");
+                    assert_eq!(acc.inst, item.inst, "{line} on {sm}");
+                    assert_eq!(item.word().ok(), Some(acc.word), "{line} on {sm}");
+                    assert!(!item.joined);
+                    assert_eq!(text, printed.as_bytes());
+                    taken += 1;
+                }
+            }
+        }
+        assert!(taken > words.len(), "{taken} lines taken");
+    }
+
+    /// `lone_hex` finds what `hex_comment` finds on a line of white space and one comment.
+    #[test]
+    fn lone_hex_is_a_comment_alone() {
+        for line in [
+            "/* 0x001fc000fe4007f6 */",
+            "    /* 0x001fc000fe4007f6 */",
+            "\t /* 0x001FC000FE4007F6 */",
+            "\u{a0}/* 0x001fc000fe4007f6 */",
+            "  x /* 0x001fc000fe4007f6 */",
+            "  /* 0x001fc000fe4007f6 */ ",
+            "  /* 0x001fc000fe4007f */",
+            "  /* 0x001fc000fe4007fg */",
+            "  /* 0x */",
+            "",
+            "   ",
+            "/*0008*/ /* 0x001fc000fe4007f6 */",
+        ] {
+            let expected = hex_comment(line)
+                .filter(|&(col, _, end)| blank(&line[..col]) && end == line.len())
+                .map(|(col, word, _)| (col, word));
+            assert_eq!(lone_hex(line), expected, "{line:?}");
+        }
+    }
 
     #[test]
     fn blank_is_trim_empty() {

@@ -9,6 +9,9 @@
 //! each item ([`read_item`]: a line, or a `}` line with its encoding on the next line) and
 //! prints it: a line kept as read is copied, a texture instruction is printed from the
 //! instruction read (its word encoded, its text written into the output: no allocation).
+//! The lines `disasm` prints are taken without that work ([`accept_line`]: a lone encoding
+//! comment; a texture line whose text is what the printer prints for its comment's word,
+//! decoded) and printed as [`read_item`] would have them printed.
 //!
 //! Printing writes each texture instruction's phase into its bundle's control comment up to
 //! three word lines earlier ([`Phases`]), so the output is held back from the oldest control
@@ -20,7 +23,10 @@
 
 use std::io::{self, SeekFrom, Write};
 
-use super::listing::{apply_patch, read_item, write_tex_lines, ListingItem, Phases};
+use super::listing::Accepted;
+use super::listing::{
+    accept_line, apply_patch, read_item, write_tex_lines, Layout, ListingItem, Phases,
+};
 use super::table::Sm;
 use super::text::write_inst;
 use crate::error::Error;
@@ -177,14 +183,15 @@ impl<'a> Lines<'a> {
             .map_err(|_| io::Error::other("the input changed while it was read"))
     }
 
-    /// The current line and the next.
-    fn two(&mut self) -> io::Result<Option<(&str, Option<&str>)>> {
+    /// The current line, and the next one's bytes (for [`Next::text`]: a line is checked to
+    /// be UTF-8 when it is read, not also when it is the next).
+    fn two(&mut self) -> io::Result<Option<(&str, Next<'_, 'a>)>> {
         let (Some(first), second) = (self.ends(0)?, self.ends(1)?) else {
             return Ok(None);
         };
-        let next = match second {
-            Some(s) => Some(self.text(first.1, s)?),
-            None => None,
+        let next = Next {
+            lines: self,
+            at: second.map(|s| (first.1, s)),
         };
         Ok(Some((self.text(0, first)?, next)))
     }
@@ -215,6 +222,22 @@ impl<'a> Lines<'a> {
     }
 }
 
+/// The line after the current one, as [`Lines::two`] finds it.
+struct Next<'a, 'i> {
+    lines: &'a Lines<'i>,
+    /// Its start and ends ([`Lines::ends`]), if there is one.
+    at: Option<(usize, (usize, usize))>,
+}
+
+impl<'a> Next<'a, '_> {
+    /// Its text.
+    fn text(&self) -> io::Result<Option<&'a str>> {
+        self.at
+            .map(|(start, ends)| self.lines.text(start, ends))
+            .transpose()
+    }
+}
+
 /// Output collected in a buffer and written in chunks, but for what is held back behind a
 /// pending control comment.
 struct Held<'a> {
@@ -236,6 +259,19 @@ impl Held<'_> {
             self.written += free;
         }
         Ok(())
+    }
+
+    /// Writes a texture instruction's phase into its bundle's control comment and appends
+    /// its lines (`lines`: [`write_tex_lines`]).
+    fn tex(
+        &mut self,
+        phases: &mut Phases,
+        layout: &Layout,
+        phase: u8,
+        lines: impl FnOnce(&mut Vec<u8>),
+    ) {
+        apply_patch(&mut self.buf, self.written, phases.tex(layout, phase));
+        lines(&mut self.buf);
     }
 
     /// Bytes held back behind a pending control comment.
@@ -269,37 +305,48 @@ pub(super) fn transcode(
     // An error encoding a texture instruction: the whole path meets it printing, once every
     // line has parsed.
     let mut print_error: Option<Error> = None;
+    // The instruction text of a line `accept_tex_line` takes.
+    let mut text = Vec::new();
     while let Some((line, next)) = lines.two()? {
         line_no = line_no.saturating_add(1);
-        let item = read_item(line, next, line_no, sm)?;
         stats.items += 1;
         let start = held.written + held.buf.len();
-        let taken = match item {
-            ListingItem::Kept { .. } => {
-                phases.kept_line(line, Some(start));
-                held.buf.extend_from_slice(line.as_bytes());
-                1
-            }
-            ListingItem::Tex(tex) => {
-                stats.texture += 1;
-                match tex.word() {
-                    Ok(word) => {
-                        let patch = phases.tex(&tex.layout, tex.inst.phase);
-                        apply_patch(&mut held.buf, held.written, patch);
-                        let inst = &tex.inst;
-                        write_tex_lines(
-                            &mut held.buf,
-                            |o| write_inst(o, inst),
-                            word,
-                            &tex.layout,
-                            nl,
-                        );
-                    }
-                    Err(e) => {
-                        print_error.get_or_insert(e);
-                    }
+        let taken = if let Some(acc) = accept_line(line, sm, &mut text) {
+            match acc {
+                Accepted::LoneHex(col, word) => {
+                    phases.lone_hex_line((col, word), Some(start));
+                    held.buf.extend_from_slice(line.as_bytes());
                 }
-                1 + usize::from(tex.joined)
+                Accepted::Tex(tex) => {
+                    stats.texture += 1;
+                    let lines = |o: &mut Vec<u8>| tex.write(o, &text, nl);
+                    held.tex(&mut phases, &tex.layout, tex.inst.phase, lines);
+                }
+            }
+            1
+        } else {
+            match read_item(line, next.text()?, line_no, sm)? {
+                ListingItem::Kept { .. } => {
+                    phases.kept_line(line, Some(start));
+                    held.buf.extend_from_slice(line.as_bytes());
+                    1
+                }
+                ListingItem::Tex(tex) => {
+                    stats.texture += 1;
+                    match tex.word() {
+                        Ok(word) => {
+                            let lines = |o: &mut Vec<u8>| {
+                                let text = |o: &mut Vec<u8>| write_inst(o, &tex.inst);
+                                write_tex_lines(o, text, word, &tex.layout, nl)
+                            };
+                            held.tex(&mut phases, &tex.layout, tex.inst.phase, lines);
+                        }
+                        Err(e) => {
+                            print_error.get_or_insert(e);
+                        }
+                    }
+                    1 + usize::from(tex.joined)
+                }
             }
         };
         line_no = line_no.saturating_add(u32::from(taken == 2));
@@ -336,7 +383,7 @@ fn settle_ahead(
             break;
         };
         line_no = line_no.saturating_add(1);
-        let taken = match read_item(line, next, line_no, sm)? {
+        let taken = match read_item(line, next.text()?, line_no, sm)? {
             ListingItem::Kept { .. } => {
                 ahead.kept_line(line, None);
                 1

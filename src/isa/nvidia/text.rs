@@ -197,6 +197,36 @@ pub fn is_texture_text(text: &str) -> bool {
     OpClass::from_mnemonic(base).is_some()
 }
 
+/// The phase an instruction's text spells: its mnemonic's last modifier when that is a
+/// phase name (`TEXS.LZ.P` → 2), else 0. What the text holds for the phase, not whether
+/// the text parses.
+pub(super) fn printed_phase(text: &str) -> u8 {
+    let b = text.as_bytes();
+    let word_end = |from: usize| {
+        b[from..]
+            .iter()
+            .position(u8::is_ascii_whitespace)
+            .map_or(b.len(), |k| from + k)
+    };
+    let mut start = 0;
+    if b.first() == Some(&b'@') {
+        start = word_end(0);
+        while b.get(start).is_some_and(u8::is_ascii_whitespace) {
+            start += 1;
+        }
+    }
+    let mnemonic = &b[start..word_end(start)];
+    match memchr::memrchr(b'.', mnemonic) {
+        Some(dot) if dot + 1 < mnemonic.len() => table()
+            .control
+            .phase_names
+            .iter()
+            .find(|(_, name)| name.as_bytes() == &mnemonic[dot + 1..])
+            .map_or(0, |(&code, _)| code),
+        _ => 0,
+    }
+}
+
 /// What a modifier spelling is in the table: the codes it spells in each value table a
 /// modifier reads (the first code, as [`code_of`] finds it) and its class's rank in
 /// `modifier_order` (0 when it names none).
