@@ -607,6 +607,42 @@ fn mutated_cubins_transcode_to_binary_as_the_whole_program_path() {
     tally.assert_both(10);
 }
 
+/// Where a cubin's bytes lie in memory does not change how it reads (found by the
+/// `stream_transcode` fuzz target: the ELF reader refused a buffer at an odd address, the
+/// streamed path, reading into a buffer of its own, did not): a cubin read from a slice at
+/// every offset modulo 8 decodes, prints and transcodes as from an aligned one.
+#[test]
+fn cubins_read_alike_at_any_address() {
+    let mut rng = Rng(0xc0b1_0000_0000_0009);
+    let pool = accepted_words(&mut rng, 12);
+    let words: Vec<u64> = (0..9).map(|k| pool[k % pool.len()]).collect();
+    let mut cubins = vec![elf(&[(".text.k", bundles(&words, |_| control(2)))])];
+    if let Some(root) = support::corpus("nvidia/cubin") {
+        cubins.extend(
+            files(&root, ".cubin")
+                .iter()
+                .take(4)
+                .map(|p| fs::read(p).unwrap()),
+        );
+    }
+    for (n, cubin) in cubins.iter().enumerate() {
+        let aligned = texlate::decode(Isa::Nvidia, cubin).expect("the cubin decodes");
+        let text = texlate::encode(Isa::Nvidia, &aligned, Form::Text).unwrap();
+        for shift in 1..8 {
+            let mut buf = vec![0u8; shift];
+            buf.extend(cubin);
+            let moved = &buf[shift..];
+            let p = texlate::decode(Isa::Nvidia, moved)
+                .unwrap_or_else(|e| panic!("cubin {n} at +{shift}: {e}"));
+            assert_eq!(texlate::encode(Isa::Nvidia, &p, Form::Text).unwrap(), text);
+            assert!(check_binary_transcode(
+                &format!("cubin {n} at +{shift}"),
+                moved
+            ));
+        }
+    }
+}
+
 /// Checks a DXBC input on every streaming path: `disasm`, and `transcode` to text and to
 /// binary; returns whether the whole path decoded it. The texture instructions the stream
 /// counts (decoding them, or only walking a binary input's tokens) are the whole
