@@ -797,7 +797,7 @@ impl Reader<'_> {
 pub const WALKED_TYPES: usize = 8;
 
 /// What walking an instruction sees of it without decoding it: what
-/// [`super::lift::lifts`] asks of an instruction.
+/// deciding whether a texture instruction lifts to the IR asks of an instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Walked {
     /// Its opcode (`[10:0]` of its first token).
