@@ -325,7 +325,7 @@ pub fn lifts(instr: &Instruction) -> bool {
 
 /// [`lifts`] of an instruction a token-stream walk checked without decoding it.
 pub fn lifts_walked(w: &Walked) -> bool {
-    lifts_shape(w.opcode, w.operands, |i| w.types[i])
+    w.texture && lifts_shape(w.opcode, w.operands, |i| w.types[i])
 }
 
 /// [`lifts`] of an instruction with `opcode` and `operands` operands, `ty(i)` the register

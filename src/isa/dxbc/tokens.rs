@@ -241,11 +241,68 @@ impl Operand {
     }
 }
 
+/// Where the operand at `at` in `words` ends when it is plain (no extended token, no
+/// relative index: most operands) and [`Reader::operand`] accepts it: it ends by `end`,
+/// its immediates and index representations are defined. `None` for any other operand,
+/// which the full walk then reads (or refuses, with its error).
+#[inline(always)]
+fn plain_operand_end(words: &[u32], at: usize, end: usize) -> Option<usize> {
+    let token = *words.get(at).filter(|_| at < end)?;
+    let immediates = IMMEDIATE_DWORDS[usize::from(operand_type(token)) << 2 | (token & 3) as usize];
+    let indices = IMMEDIATE_INDEX_DWORDS[(token >> 20 & 0x7ff) as usize];
+    if token & 0x8000_0000 != 0 || immediates == NOT_PLAIN || indices == NOT_PLAIN {
+        return None;
+    }
+    let next = at + 1 + usize::from(immediates) + usize::from(indices);
+    (next <= end).then_some(next)
+}
+
+/// A [`IMMEDIATE_DWORDS`] or [`IMMEDIATE_INDEX_DWORDS`] entry: the operand is not plain.
+const NOT_PLAIN: u8 = u8::MAX;
+
+/// [`immediate_dwords`] of every operand token by its bits `[19:12]` and `[1:0]`
+/// (register file and component count: `ty << 2 | num_components`), [`NOT_PLAIN`] for
+/// `None`: one load per operand in the check walk.
+static IMMEDIATE_DWORDS: [u8; 1 << 10] = {
+    let mut table = [NOT_PLAIN; 1 << 10];
+    let mut key = 0;
+    while key < table.len() {
+        if let Some(n) = immediate_dwords((key >> 2) as u8, (key & 3) as u8) {
+            table[key] = n as u8;
+        }
+        key += 1;
+    }
+    table
+};
+
+/// The dwords of an operand's indices by its token's bits `[30:20]` (index count, then
+/// the three representations) when each index it has is an immediate (32 or 64 bits),
+/// [`NOT_PLAIN`] when one is relative or undefined.
+static IMMEDIATE_INDEX_DWORDS: [u8; 1 << 11] = {
+    let mut table = [0u8; 1 << 11];
+    let mut key = 0;
+    while key < table.len() {
+        let mut d = 0;
+        while d < key & 3 {
+            let repr = (key >> (2 + 3 * d) & 7) as u8;
+            if repr == INDEX_IMM32 || repr == INDEX_IMM64 {
+                table[key] += index_dwords(repr) as u8;
+            } else {
+                table[key] = NOT_PLAIN;
+                break;
+            }
+            d += 1;
+        }
+        key += 1;
+    }
+    table
+};
+
 /// The immediate dwords after an operand token of register file `ty` with component
 /// count field `num_components`: 1 or 4 for `l(...)`, 2 or 4 for `d(...)` (a
 /// four-component double immediate holds two doubles, xy and zw), none for a register;
 /// `None` for an immediate of N components, which has no defined size.
-fn immediate_dwords(ty: u8, num_components: u8) -> Option<usize> {
+const fn immediate_dwords(ty: u8, num_components: u8) -> Option<usize> {
     match (ty, num_components) {
         (OPERAND_IMM32, 0) | (OPERAND_IMM64, 0) => Some(0),
         (OPERAND_IMM32, 1) => Some(1),
@@ -259,7 +316,7 @@ fn immediate_dwords(ty: u8, num_components: u8) -> Option<usize> {
 
 /// The dwords an index of representation `repr` holds after its operand token: its
 /// immediate (one dword, or two for 64 bits, high first); a relative operand follows.
-fn index_dwords(repr: u8) -> usize {
+const fn index_dwords(repr: u8) -> usize {
     match repr {
         INDEX_IMM32 | INDEX_IMM32_RELATIVE => 1,
         INDEX_IMM64 | INDEX_IMM64_RELATIVE => 2,
@@ -437,6 +494,8 @@ struct Reader<'a> {
     pos: usize,
     /// Byte offset of `words[0]` in the input.
     base: usize,
+    /// [`tables`], fetched once.
+    tables: &'static super::tables::Tables,
 }
 
 impl Reader<'_> {
@@ -568,25 +627,35 @@ impl Reader<'_> {
         Ok(())
     }
 
-    /// Where the operand at `self.pos` ends when it is plain (no extended token, no
-    /// relative index: most operands) and [`Reader::operand`] accepts it: it ends by `end`,
-    /// its immediates and index representations are defined. `None` for any other
-    /// operand, which the full walk then reads (or refuses, with its error).
+    /// Where the instruction at `self.pos` ends, its opcode and its operand count, when it
+    /// is plain and the check walk accepts it: not `customdata`, no extended opcode token,
+    /// its length fits, operands only ([`Layout::Operands`]) and no texture row, every
+    /// operand plain ([`plain_operand_end`]) up to its end. `None` for any other
+    /// instruction, which the full walk then reads (or refuses, with its error).
     #[inline(always)]
-    fn plain_operand_end(&self, end: usize) -> Option<usize> {
-        let token = *self.words.get(self.pos).filter(|_| self.pos < end)?;
-        if token & 0x8000_0000 != 0 {
+    fn plain_instruction_end(&self) -> Option<(usize, u16, usize)> {
+        let token = *self.words.get(self.pos)?;
+        let opcode = (token & 0x7ff) as u16;
+        let len = ((token >> 24) & 0x7f) as usize;
+        if opcode == OP_CUSTOMDATA
+            || token & 0x8000_0000 != 0
+            || len == 0
+            || len > self.words.len() - self.pos
+            || self.tables.shape(opcode)
+                != (OpShape {
+                    layout: Layout::Operands,
+                    roles: None,
+                })
+        {
             return None;
         }
-        let mut len = 1 + immediate_dwords(operand_type(token), (token & 3) as u8)?;
-        for d in 0..(token >> 20) & 3 {
-            let repr = ((token >> (22 + 3 * d)) & 7) as u8;
-            if repr != INDEX_IMM32 && repr != INDEX_IMM64 {
-                return None;
-            }
-            len += index_dwords(repr);
+        let end = self.pos + len;
+        let (mut at, mut operands) = (self.pos + 1, 0);
+        while at < end {
+            at = plain_operand_end(self.words, at, end)?;
+            operands += 1;
         }
-        (self.pos + len <= end).then_some(self.pos + len)
+        Some((end, opcode, operands))
     }
 
     fn imm64(&mut self, end: usize) -> Result<u64, DecodeError> {
@@ -617,6 +686,7 @@ impl Reader<'_> {
         let remaining = self.words.len() - at;
         let mut walked = Walked {
             opcode,
+            texture: false,
             operands: 0,
             types: [0; WALKED_TYPES],
         };
@@ -661,20 +731,20 @@ impl Reader<'_> {
         if token & 0x8000_0000 != 0 {
             self.chain::<KEEP>(end, "extended opcode token", &mut instr.extended)?;
         }
-        let OpShape { layout, roles } = tables().shape(opcode);
+        let OpShape { layout, roles } = self.tables.shape(opcode);
         // A texture instruction has one operand per role; dwords after them (the SM5.0
         // feedback ops of the corpus carry a zero dword there) are kept as words.
         let roles = roles.map(usize::from);
+        walked.texture = roles.is_some();
         let count = match layout {
             Layout::Operands => None,
             Layout::Decl(n) => Some(usize::from(n)),
             Layout::Raw => Some(0),
         };
         // The operands are decoded over those of the instruction decoded before, in place;
-        // the ones left over go back to `spare`. Checked only, each goes through `unkept`,
-        // which the check never writes: it holds no storage, and dropping it would cost
-        // more than checking some instructions.
-        let mut unkept = std::mem::ManuallyDrop::new(Operand::default());
+        // the ones left over go back to `spare`. Checked only, one that is not plain goes
+        // through an `Operand` that the check never writes: it holds no storage, and
+        // dropping it would cost more than checking some instructions.
         let mut n = 0;
         loop {
             let more = match count {
@@ -684,14 +754,21 @@ impl Reader<'_> {
             if !more {
                 break;
             }
-            if let (Some(ty), Some(token)) = (walked.types.get_mut(n), self.words.get(self.pos)) {
+            if let (Some(ty), Some(token), true) = (
+                walked.types.get_mut(n),
+                self.words.get(self.pos),
+                walked.texture,
+            ) {
                 *ty = operand_type(*token);
             }
             if !KEEP {
                 // A plain operand is checked here, the others by the full walk.
-                match self.plain_operand_end(end) {
+                match plain_operand_end(self.words, self.pos, end) {
                     Some(next) => self.pos = next,
-                    None => self.operand::<false>(&mut unkept, end, 0, spare)?,
+                    None => {
+                        let mut unkept = std::mem::ManuallyDrop::new(Operand::default());
+                        self.operand::<false>(&mut unkept, end, 0, spare)?;
+                    }
                 }
                 n += 1;
                 continue;
@@ -720,14 +797,17 @@ impl Reader<'_> {
 pub const WALKED_TYPES: usize = 8;
 
 /// What walking an instruction sees of it without decoding it: what
-/// [`super::lift::lifts`] asks of an instruction.
+/// deciding whether a texture instruction lifts to the IR asks of an instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Walked {
     /// Its opcode (`[10:0]` of its first token).
     pub opcode: u16,
+    /// The opcode has a texture row (any other instruction never lifts).
+    pub texture: bool,
     /// How many operands it has.
     pub operands: usize,
-    /// The register file of each of its first [`WALKED_TYPES`] operands (0 past the last).
+    /// For a texture opcode, the register file of each of its first [`WALKED_TYPES`]
+    /// operands (0 past the last, and for other opcodes).
     pub types: [u8; WALKED_TYPES],
 }
 
@@ -822,6 +902,7 @@ impl<'a> Instructions<'a> {
             words,
             pos: 2,
             base,
+            tables: tables(),
         };
         let (instr, spare) = STORAGE
             .with(|s| s.take())
@@ -859,7 +940,19 @@ impl<'a> Instructions<'a> {
     ) -> Option<Result<Checked<'_>, DecodeError>> {
         let r = &mut self.reader;
         let opcode = (*r.words.get(r.pos)? & 0x7ff) as u16;
-        Some(if keep(opcode) {
+        let kept = keep(opcode);
+        if !kept {
+            if let Some((end, opcode, operands)) = r.plain_instruction_end() {
+                r.pos = end;
+                return Some(Ok(Checked::Walked(Walked {
+                    opcode,
+                    texture: false,
+                    operands,
+                    types: [0; WALKED_TYPES],
+                })));
+            }
+        }
+        Some(if kept {
             r.instruction_into::<true>(&mut self.instr, &mut self.spare)
                 .map(|_| Checked::Decoded(&self.instr))
         } else {
@@ -936,6 +1029,7 @@ pub fn decode_program(words: &[u32], base: usize) -> Result<TokenProgram, Decode
         words,
         pos: 2,
         base,
+        tables: tables(),
     };
     let mut instructions = Vec::new();
     while reader.pos < words.len() {
@@ -981,6 +1075,7 @@ pub fn decode_instructions(words: &[u32]) -> Result<Vec<(usize, Instruction)>, D
         words,
         pos: 0,
         base: 0,
+        tables: tables(),
     };
     let mut out = Vec::new();
     while reader.pos < words.len() {
@@ -1140,8 +1235,11 @@ mod tests {
                                 assert!(!keep(i.opcode), "{words:08x?}");
                                 assert_eq!(w.opcode, i.opcode, "{words:08x?}");
                                 assert_eq!(w.operands, i.operands.len(), "{words:08x?}");
+                                let texture = tables().shape(i.opcode).roles.is_some();
+                                assert_eq!(w.texture, texture, "{words:08x?}");
                                 for (t, op) in w.types.iter().zip(&i.operands) {
-                                    assert_eq!(*t, op.ty, "{words:08x?}");
+                                    let ty = if w.texture { op.ty } else { 0 };
+                                    assert_eq!(*t, ty, "{words:08x?}");
                                 }
                                 let lifts = lift::lifts(i);
                                 assert_eq!(lift::lifts_walked(w), lifts, "{words:08x?}");
