@@ -94,6 +94,12 @@ fn run(tally: &mut Tally, src: &str, from: Isa, to: Isa, bindings: &Option<(Stri
                 .push(format!("{name}: output does not print: {e}"))
         }
     };
+    // The output the backend wrote as it laid the program out is the program printed.
+    if t.output != text.as_bytes() {
+        tally.failures.push(format!(
+            "{name}: the output is not the target program printed"
+        ));
+    }
     let back = match translate(text.as_bytes(), &r) {
         Ok(b) => b,
         Err(e) => {

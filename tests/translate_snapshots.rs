@@ -34,8 +34,14 @@ fn direction(from: Isa, to: Isa) -> String {
         let _ = writeln!(out, "{}", printed.trim_end());
         o.emit = Form::Binary;
         let binary = translate::translate(src.as_bytes(), &o).expect("binary too");
-        // The binary holds the texture instructions of the text.
+        // The output a backend writes as it lays the target program out is what encoding
+        // that program writes.
         let c = isa::codec(to);
+        for (t, form) in [(&text, Form::Text), (&binary, Form::Binary)] {
+            let encoded = texlate::encode(to, &t.program, form).expect("the program encodes");
+            assert!(t.output == encoded, "{line}: {from:?} -> {to:?} {form:?}");
+        }
+        // The binary holds the texture instructions of the text.
         let from_text = c.parse_text(&printed, Default::default()).unwrap();
         let from_binary = match c.decode_binary(&binary.output) {
             Ok(p) => p,

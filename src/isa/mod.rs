@@ -161,6 +161,19 @@ pub trait Codec: Sync {
     /// the instructions, the declarations they need and the program around them, so that
     /// [`Codec::print_text`] and [`Codec::encode_binary`] write what the vendor tool accepts.
     fn emit(&self, ir: &Program, options: &EmitOptions) -> Result<Program, Error>;
+    /// [`Codec::emit`] of `ir` (owned: freed, or its items moved into the program, as the
+    /// program is built), and the program's bytes in `form` when the backend writes them as
+    /// it lays the program out (`None`: the caller encodes the program, [`crate::encode`]).
+    /// The bytes are exactly what [`crate::encode`] of the program gives.
+    fn emit_output(
+        &self,
+        ir: std::borrow::Cow<'_, Program>,
+        options: &EmitOptions,
+        form: Form,
+    ) -> Result<(Program, Option<Vec<u8>>), Error> {
+        let _ = form;
+        Ok((self.emit(&ir, options)?, None))
+    }
     /// The README table of the ISA's texture instructions, from `mappings/`.
     fn readme_table(&self) -> String;
     /// [`crate::stream::disasm`]: by default the whole-program path (decode, then print).

@@ -296,22 +296,33 @@ fn translate_parts(
         stage: lowered.stage,
         name: None,
     };
-    let program = codec(options.to).emit(&lowered.ir, &emit)?;
     let warnings = report::warnings(&lowered.notes);
-    let basis = match lowered.source {
-        Some(source) => Some(Basis::Lowered(Box::new(LoweredBasis {
-            source,
-            ir: lowered.ir,
-            notes: lowered.notes,
-            non_texture_items: lowered.non_texture_items,
-            stage: lowered.stage,
-        }))),
+    let target = codec(options.to);
+    // Without a Report to keep it for, the target-ready IR moves into the backend, which
+    // frees it once the target program is built.
+    let (program, output, basis) = match lowered.source {
+        Some(source) => {
+            let (program, output) =
+                target.emit_output(Cow::Borrowed(&lowered.ir), &emit, options.emit)?;
+            let basis = Basis::Lowered(Box::new(LoweredBasis {
+                source,
+                ir: lowered.ir,
+                notes: lowered.notes,
+                non_texture_items: lowered.non_texture_items,
+                stage: lowered.stage,
+            }));
+            (program, output, Some(basis))
+        }
         None => {
-            drop(lowered.ir);
-            None
+            let (program, output) =
+                target.emit_output(Cow::Owned(lowered.ir), &emit, options.emit)?;
+            (program, output, None)
         }
     };
-    let output = crate::encode(options.to, &program, options.emit)?;
+    let output = match output {
+        Some(output) => output,
+        None => crate::encode(options.to, &program, options.emit)?,
+    };
     let parts = Parts {
         output,
         program,

@@ -11,7 +11,7 @@
 
 use crate::error::DecodeError;
 
-use super::tables::{tables, Layout};
+use super::tables::{tables, Layout, OpShape};
 
 /// `customdata` (immediate constant buffers, comments): its length is the next dword.
 pub const OP_CUSTOMDATA: u16 = 53;
@@ -194,32 +194,76 @@ impl Operand {
             | u32::from(!self.extended.is_empty()) << 31
     }
 
-    /// Appends the operand's dwords. The token has [`MAX_INDICES`] index slots; an operand
-    /// with more has no encoding.
-    pub fn encode(&self, out: &mut Vec<u32>) -> Result<(), String> {
+    /// The number of dwords [`Operand::encode`] appends, or why the operand has none: the
+    /// token has [`MAX_INDICES`] index slots.
+    pub fn encoded_len(&self) -> Result<usize, String> {
         if self.indices.len() > MAX_INDICES {
             return Err(format!(
                 "an operand has {} indices; the operand token holds {MAX_INDICES}",
                 self.indices.len()
             ));
         }
+        let mut len = 1 + self.extended.len() + self.imm.len();
+        for idx in &self.indices {
+            len += index_dwords(idx.repr);
+            if let Some(rel) = &idx.rel {
+                len += rel.encoded_len()?;
+            }
+        }
+        Ok(len)
+    }
+
+    /// Appends the operand's dwords; the errors of [`Operand::encoded_len`].
+    pub fn encode(&self, out: &mut Vec<u32>) -> Result<(), String> {
+        self.encoded_len()?;
+        self.push_words(out);
+        Ok(())
+    }
+
+    /// Appends the dwords of an operand [`Operand::encoded_len`] accepts.
+    fn push_words(&self, out: &mut Vec<u32>) {
         out.push(self.token());
         push_chain(out, &self.extended);
         out.extend_from_slice(&self.imm);
         for idx in &self.indices {
-            match idx.repr {
-                INDEX_IMM32 | INDEX_IMM32_RELATIVE => out.push(idx.imm as u32),
-                INDEX_IMM64 | INDEX_IMM64_RELATIVE => {
+            match index_dwords(idx.repr) {
+                1 => out.push(idx.imm as u32),
+                2 => {
                     out.push((idx.imm >> 32) as u32);
                     out.push(idx.imm as u32);
                 }
                 _ => {}
             }
             if let Some(rel) = &idx.rel {
-                rel.encode(out)?;
+                rel.push_words(out);
             }
         }
-        Ok(())
+    }
+}
+
+/// The immediate dwords after an operand token of register file `ty` with component
+/// count field `num_components`: 1 or 4 for `l(...)`, 2 or 4 for `d(...)` (a
+/// four-component double immediate holds two doubles, xy and zw), none for a register;
+/// `None` for an immediate of N components, which has no defined size.
+fn immediate_dwords(ty: u8, num_components: u8) -> Option<usize> {
+    match (ty, num_components) {
+        (OPERAND_IMM32, 0) | (OPERAND_IMM64, 0) => Some(0),
+        (OPERAND_IMM32, 1) => Some(1),
+        (OPERAND_IMM32, 2) => Some(4),
+        (OPERAND_IMM64, 1) => Some(2),
+        (OPERAND_IMM64, 2) => Some(4),
+        (OPERAND_IMM32 | OPERAND_IMM64, _) => None,
+        _ => Some(0),
+    }
+}
+
+/// The dwords an index of representation `repr` holds after its operand token: its
+/// immediate (one dword, or two for 64 bits, high first); a relative operand follows.
+fn index_dwords(repr: u8) -> usize {
+    match repr {
+        INDEX_IMM32 | INDEX_IMM32_RELATIVE => 1,
+        INDEX_IMM64 | INDEX_IMM64_RELATIVE => 2,
+        _ => 0,
     }
 }
 
@@ -332,33 +376,48 @@ impl Instruction {
         self.opcode != OP_CUSTOMDATA && self.controls & 0x4 != 0
     }
 
-    /// The instruction's dwords.
-    pub fn encode(&self, out: &mut Vec<u32>) -> Result<(), String> {
-        let start = out.len();
-        out.push(0);
+    /// The number of dwords [`Instruction::encode`] writes, or why the instruction has
+    /// none: an operand with too many indices, or a length its field cannot hold (7 bits;
+    /// `customdata`: the dword after its token).
+    pub fn encoded_len(&self) -> Result<usize, String> {
         if self.opcode == OP_CUSTOMDATA {
-            out.push(0);
-            out.extend_from_slice(&self.words);
-            let len = out.len() - start;
-            out[start] = u32::from(OP_CUSTOMDATA) | self.controls << 11;
-            out[start + 1] = u32::try_from(len).map_err(|_| "customdata too long".to_string())?;
-            return Ok(());
+            let len = 2 + self.words.len();
+            u32::try_from(len).map_err(|_| "customdata too long".to_string())?;
+            return Ok(len);
         }
-        push_chain(out, &self.extended);
+        let mut len = 1 + self.extended.len() + self.words.len();
         for op in &self.operands {
-            op.encode(out)?;
+            len += op.encoded_len()?;
         }
-        out.extend_from_slice(&self.words);
-        let len = out.len() - start;
         if len > 127 {
             return Err(format!(
                 "instruction is {len} dwords long; the length field holds at most 127"
             ));
         }
-        out[start] = u32::from(self.opcode & 0x7ff)
-            | (self.controls & 0x1fff) << 11
-            | (len as u32) << 24
-            | u32::from(!self.extended.is_empty()) << 31;
+        Ok(len)
+    }
+
+    /// The instruction's dwords; the errors of [`Instruction::encoded_len`].
+    pub fn encode(&self, out: &mut Vec<u32>) -> Result<(), String> {
+        let len = self.encoded_len()?;
+        if self.opcode == OP_CUSTOMDATA {
+            out.push(u32::from(OP_CUSTOMDATA) | self.controls << 11);
+            out.push(len as u32);
+            out.extend_from_slice(&self.words);
+            return Ok(());
+        }
+        out.reserve(len);
+        out.push(
+            u32::from(self.opcode & 0x7ff)
+                | (self.controls & 0x1fff) << 11
+                | (len as u32) << 24
+                | u32::from(!self.extended.is_empty()) << 31,
+        );
+        push_chain(out, &self.extended);
+        for op in &self.operands {
+            op.push_words(out);
+        }
+        out.extend_from_slice(&self.words);
         Ok(())
     }
 }
@@ -450,23 +509,14 @@ impl Reader<'_> {
             self.chain::<KEEP>(end, "extended operand token", &mut op.extended)?;
         }
         let num_components = (token & 3) as u8;
-        let ty = ((token >> 12) & 0xff) as u8;
+        let ty = operand_type(token);
         let dims = ((token >> 20) & 3) as usize;
         let reprs = (token >> 22) & 0x1ff;
-        let imm_count = match (ty, num_components) {
-            (OPERAND_IMM32, 0) | (OPERAND_IMM64, 0) => 0,
-            (OPERAND_IMM32, 1) => 1,
-            (OPERAND_IMM32, 2) => 4,
-            (OPERAND_IMM64, 1) => 2,
-            // A four-component double immediate holds two doubles (xy, zw).
-            (OPERAND_IMM64, 2) => 4,
-            (OPERAND_IMM32 | OPERAND_IMM64, _) => {
-                return Err(self.err(
-                    at,
-                    format!("immediate operand {token:#010x} has N components"),
-                ))
-            }
-            _ => 0,
+        let Some(imm_count) = immediate_dwords(ty, num_components) else {
+            return Err(self.err(
+                at,
+                format!("immediate operand {token:#010x} has N components"),
+            ));
         };
         if KEEP {
             op.imm.clear();
@@ -518,6 +568,27 @@ impl Reader<'_> {
         Ok(())
     }
 
+    /// Where the operand at `self.pos` ends when it is plain (no extended token, no
+    /// relative index: most operands) and [`Reader::operand`] accepts it: it ends by `end`,
+    /// its immediates and index representations are defined. `None` for any other
+    /// operand, which the full walk then reads (or refuses, with its error).
+    #[inline(always)]
+    fn plain_operand_end(&self, end: usize) -> Option<usize> {
+        let token = *self.words.get(self.pos).filter(|_| self.pos < end)?;
+        if token & 0x8000_0000 != 0 {
+            return None;
+        }
+        let mut len = 1 + immediate_dwords(operand_type(token), (token & 3) as u8)?;
+        for d in 0..(token >> 20) & 3 {
+            let repr = ((token >> (22 + 3 * d)) & 7) as u8;
+            if repr != INDEX_IMM32 && repr != INDEX_IMM64 {
+                return None;
+            }
+            len += index_dwords(repr);
+        }
+        (self.pos + len <= end).then_some(self.pos + len)
+    }
+
     fn imm64(&mut self, end: usize) -> Result<u64, DecodeError> {
         let hi = self.next(end, "64-bit operand index")?;
         let lo = self.next(end, "64-bit operand index")?;
@@ -534,16 +605,21 @@ impl Reader<'_> {
     /// The instruction starting at `self.pos`, decoded into `instr` (every field
     /// rewritten) when `KEEP`; the storage of what it held before goes back to `spare` or
     /// is reused. Without `KEEP` the instruction is only checked (the same checks and
-    /// errors) and `instr` is left as it was.
+    /// errors) and `instr` is left as it was. Either way, what the walk saw of it.
     fn instruction_into<const KEEP: bool>(
         &mut self,
         instr: &mut Instruction,
         spare: &mut Spare,
-    ) -> Result<(), DecodeError> {
+    ) -> Result<Walked, DecodeError> {
         let at = self.pos;
         let token = self.words[at];
         let opcode = (token & 0x7ff) as u16;
         let remaining = self.words.len() - at;
+        let mut walked = Walked {
+            opcode,
+            operands: 0,
+            types: [0; WALKED_TYPES],
+        };
         if KEEP {
             instr.extended.clear();
             instr.words.clear();
@@ -569,7 +645,7 @@ impl Reader<'_> {
                 instr.controls = token >> 11;
                 instr.words.extend_from_slice(&self.words[at + 2..at + len]);
             }
-            return Ok(());
+            return Ok(walked);
         }
         let len = ((token >> 24) & 0x7f) as usize;
         if len == 0 || len > remaining {
@@ -585,11 +661,10 @@ impl Reader<'_> {
         if token & 0x8000_0000 != 0 {
             self.chain::<KEEP>(end, "extended opcode token", &mut instr.extended)?;
         }
-        let info = tables().op(opcode);
-        let layout = info.map_or(Layout::Raw, |o| o.layout);
+        let OpShape { layout, roles } = tables().shape(opcode);
         // A texture instruction has one operand per role; dwords after them (the SM5.0
         // feedback ops of the corpus carry a zero dword there) are kept as words.
-        let roles = info.and_then(|o| o.tex.as_ref()).map(|t| t.roles.len());
+        let roles = roles.map(usize::from);
         let count = match layout {
             Layout::Operands => None,
             Layout::Decl(n) => Some(usize::from(n)),
@@ -609,8 +684,15 @@ impl Reader<'_> {
             if !more {
                 break;
             }
+            if let (Some(ty), Some(token)) = (walked.types.get_mut(n), self.words.get(self.pos)) {
+                *ty = operand_type(*token);
+            }
             if !KEEP {
-                self.operand::<false>(&mut unkept, end, 0, spare)?;
+                // A plain operand is checked here, the others by the full walk.
+                match self.plain_operand_end(end) {
+                    Some(next) => self.pos = next,
+                    None => self.operand::<false>(&mut unkept, end, 0, spare)?,
+                }
                 n += 1;
                 continue;
             }
@@ -628,8 +710,38 @@ impl Reader<'_> {
             instr.controls = (token >> 11) & 0x1fff;
         }
         self.pos = end;
-        Ok(())
+        walked.operands = n;
+        Ok(walked)
     }
+}
+
+/// How many operands' register files [`Walked`] records: at least the operands of any
+/// texture instruction (the tables check it).
+pub const WALKED_TYPES: usize = 8;
+
+/// What walking an instruction sees of it without decoding it: what
+/// [`super::lift::lifts`] asks of an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Walked {
+    /// Its opcode (`[10:0]` of its first token).
+    pub opcode: u16,
+    /// How many operands it has.
+    pub operands: usize,
+    /// The register file of each of its first [`WALKED_TYPES`] operands (0 past the last).
+    pub types: [u8; WALKED_TYPES],
+}
+
+/// An instruction [`Instructions::check_next`] walked: decoded, or only checked.
+pub enum Checked<'a> {
+    /// Decoded whole.
+    Decoded(&'a Instruction),
+    /// Only checked.
+    Walked(Walked),
+}
+
+/// The register file of an operand token (`[19:12]`).
+fn operand_type(token: u32) -> u8 {
+    ((token >> 12) & 0xff) as u8
 }
 
 /// Storage that decoding one instruction after another reuses ([`Instructions`]): the
@@ -733,25 +845,26 @@ impl<'a> Instructions<'a> {
         let offset = r.offset(r.pos);
         Some(
             r.instruction_into::<true>(&mut self.instr, &mut self.spare)
-                .map(|()| (offset, &self.instr)),
+                .map(|_| (offset, &self.instr)),
         )
     }
 
     /// The next instruction checked as [`Instructions::next_instruction`] decodes it (the
-    /// same checks and errors), its fields decoded only when `keep` says so for its opcode:
-    /// `Some(instruction)` then, `None` when only checked; `None` at the end.
+    /// same checks and errors), its fields decoded only when `keep` says so for its opcode
+    /// ([`Checked::Decoded`]), otherwise what the walk saw of it ([`Checked::Walked`]);
+    /// `None` at the end.
     pub fn check_next(
         &mut self,
         keep: impl FnOnce(u16) -> bool,
-    ) -> Option<Result<Option<&Instruction>, DecodeError>> {
+    ) -> Option<Result<Checked<'_>, DecodeError>> {
         let r = &mut self.reader;
         let opcode = (*r.words.get(r.pos)? & 0x7ff) as u16;
         Some(if keep(opcode) {
             r.instruction_into::<true>(&mut self.instr, &mut self.spare)
-                .map(|()| Some(&self.instr))
+                .map(|_| Checked::Decoded(&self.instr))
         } else {
             r.instruction_into::<false>(&mut self.instr, &mut self.spare)
-                .map(|()| None)
+                .map(Checked::Walked)
         })
     }
 }
@@ -969,9 +1082,12 @@ mod tests {
 
     /// Checking an instruction without keeping it ([`Instructions::check_next`]) accepts
     /// and refuses what decoding it ([`Instructions::next_instruction`]) does, with the
-    /// same errors, and an instruction it keeps is the decoded one.
+    /// same errors; an instruction it keeps is the decoded one, and what it sees of one it
+    /// does not keep ([`Walked`]) is the decoded one's (opcode, operands, whether it lifts).
     #[test]
     fn checking_agrees_with_decoding() {
+        use super::super::lift;
+        let mut walked_lifts = 0;
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = move || {
             state ^= state << 13;
@@ -1005,7 +1121,10 @@ mod tests {
                     break;
                 };
                 let stop = r.is_err();
-                checked.push(r.map(|kept| (offset, kept.cloned())));
+                checked.push(r.map(|c| match c {
+                    Checked::Decoded(i) => (offset, Ok(i.clone())),
+                    Checked::Walked(w) => (offset, Err(w)),
+                }));
                 if stop {
                     break;
                 }
@@ -1015,10 +1134,19 @@ mod tests {
                 match (d, c) {
                     (Ok((o, i)), Ok((p, kept))) => {
                         assert_eq!(o, p, "{words:08x?}");
-                        if let Some(k) = kept {
-                            assert_eq!(k, i, "{words:08x?}");
-                        } else {
-                            assert!(!keep(i.opcode), "{words:08x?}");
+                        match kept {
+                            Ok(k) => assert_eq!(k, i, "{words:08x?}"),
+                            Err(w) => {
+                                assert!(!keep(i.opcode), "{words:08x?}");
+                                assert_eq!(w.opcode, i.opcode, "{words:08x?}");
+                                assert_eq!(w.operands, i.operands.len(), "{words:08x?}");
+                                for (t, op) in w.types.iter().zip(&i.operands) {
+                                    assert_eq!(*t, op.ty, "{words:08x?}");
+                                }
+                                let lifts = lift::lifts(i);
+                                assert_eq!(lift::lifts_walked(w), lifts, "{words:08x?}");
+                                walked_lifts += usize::from(lifts);
+                            }
                         }
                     }
                     (Err(a), Err(b)) => assert_eq!(a, b, "{words:08x?}"),
@@ -1034,6 +1162,11 @@ mod tests {
         assert!(
             accepted > 1000 && refused > 1000,
             "{accepted} accepted, {refused} refused"
+        );
+        // Texture instructions only walked are counted as decoded ones are.
+        assert!(
+            walked_lifts > 10,
+            "{walked_lifts} walked texture instructions"
         );
     }
 }

@@ -28,18 +28,23 @@
 //! [`Item::Tex`] with their listing layout and phase, everything else as opaque lines with
 //! their encodings, and the IR's comments as `//` lines. So [`super::print_text`] writes the
 //! listing, [`super::encode_binary`] the raw word stream, and [`super::parse_text`] reads the
-//! listing back.
+//! listing back. A translation takes the listing's text or words from [`emit_output`], which
+//! writes them as it lays the kernel out (each instruction printed once, from the
+//! instruction and word it emitted), rather than reading the program back.
 
-use super::alu::{self, alu_table, pred_id, Unit};
+use super::alu::{self, alu_table, pred_id, RegIds, Unit};
 use super::control::BUNDLE_WORDS;
 use super::inst::{NvInst, RZ};
-use super::packing::{dst_layout, params};
+use super::listing::push_spaces;
+use super::packing::{dst_channels, param_counts};
 use super::table::table;
-use super::text::print_inst;
+use super::text::write_inst;
 use super::{ListingLine, NvidiaContainer, NvidiaExtras};
 use crate::error::{Error, Location, Unsupported, ValidationError};
 use crate::ir::{Comment, Isa, Item, Opaque, Origin, Program, RegFile, Scalar, Span, TexInstr};
-use crate::isa::EmitOptions;
+use crate::isa::text_out::{push_hex16, push_hex_digits};
+use crate::isa::{EmitOptions, Form};
+use std::borrow::Cow;
 
 /// Spaces between an address `/*0008*/` and the instruction, as nvdisasm prints them.
 const LEAD_GAP: usize = 19;
@@ -50,7 +55,7 @@ const TEXT_COLUMN: usize = 8 + 8 + LEAD_GAP;
 #[derive(Clone, Debug)]
 enum Body {
     Tex(Box<TexInstr>, NvInst),
-    Alu(String),
+    Alu(alu::EncodedAlu),
     Exit,
     Bra,
 }
@@ -60,8 +65,8 @@ enum Body {
 struct Instr {
     body: Body,
     word: u64,
-    reads: Vec<u16>,
-    writes: Vec<u16>,
+    reads: RegIds,
+    writes: RegIds,
     comments: Vec<Comment>,
     phase: u8,
     stall: u32,
@@ -74,7 +79,7 @@ struct Instr {
 }
 
 impl Instr {
-    fn new(body: Body, word: u64, reads: Vec<u16>, writes: Vec<u16>) -> Instr {
+    fn new(body: Body, word: u64, reads: RegIds, writes: RegIds) -> Instr {
         Instr {
             body,
             word,
@@ -112,31 +117,22 @@ fn invalid(t: &TexInstr, rule: &'static str, detail: String) -> Error {
     })
 }
 
-/// The registers of a vector of `len` registers from `base` (none when based at RZ).
-fn vector(base: u8, len: usize) -> Vec<u16> {
-    if base == RZ {
-        return Vec::new();
-    }
-    (0..len as u16).map(|i| u16::from(base) + i).collect()
-}
-
 /// A texture instruction as its long form, its registers checked for alignment.
-fn tex_instr(t: &TexInstr) -> Result<Instr, Error> {
-    let mut t = t.clone();
+fn tex_instr(mut t: Box<TexInstr>) -> Result<Instr, Error> {
     t.origin = Origin::SYNTHETIC;
     // Refuses non-consecutive vectors and registers past R254 (typed validation errors).
     let (inst, word) = super::emit_inst(&t)?;
-    let (ra, rb) = params(&inst).ok_or_else(|| {
+    let (ra, rb) = param_counts(&inst).ok_or_else(|| {
         invalid(
             &t,
             "operands",
             format!("{} has no packing", inst.op.mnemonic()),
         )
     })?;
-    let rd_len = dst_layout(&inst).len();
+    let rd_len = dst_channels(&inst).count();
     for (name, base, len) in [
-        ("Ra", inst.ra, ra.len()),
-        ("Rb", inst.rb, rb.len()),
+        ("Ra", inst.ra, ra),
+        ("Rb", inst.rb, rb),
         ("Rd", inst.rd, rd_len),
     ] {
         if base == RZ || len == 0 {
@@ -168,9 +164,11 @@ fn tex_instr(t: &TexInstr) -> Result<Instr, Error> {
             ));
         }
     }
-    let mut reads = vector(inst.ra, ra.len());
-    reads.extend(vector(inst.rb, rb.len()));
-    let mut writes = vector(inst.rd, rd_len);
+    let mut reads = RegIds::default();
+    reads.push_vector(inst.ra, ra);
+    reads.push_vector(inst.rb, rb);
+    let mut writes = RegIds::default();
+    writes.push_vector(inst.rd, rd_len);
     if let Some(p) = t.pred {
         reads.push(pred_id(p.index));
     }
@@ -179,42 +177,57 @@ fn tex_instr(t: &TexInstr) -> Result<Instr, Error> {
             writes.push(pred_id(r.index as u16));
         }
     }
-    Ok(Instr::new(
-        Body::Tex(Box::new(t), inst),
-        word,
-        reads,
-        writes,
-    ))
+    Ok(Instr::new(Body::Tex(t, inst), word, reads, writes))
 }
 
 /// Builds a whole kernel from target-ready IR (see the module doc).
 pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Error> {
-    let mut list: Vec<Instr> = Vec::new();
+    emit_output(Cow::Borrowed(ir), options, None).map(|(program, _)| program)
+}
+
+/// [`emit_program`] of `ir` (owned: its instructions move into the kernel, the rest is
+/// freed before the kernel is laid out), and, when `form` asks for text or binary, the
+/// kernel's bytes in it: written as the kernel is laid out, byte for byte what
+/// [`super::print_text`] and [`super::encode_binary`] write of the program (`None` for any
+/// other form).
+pub fn emit_output(
+    ir: Cow<'_, Program>,
+    options: &EmitOptions,
+    form: Option<Form>,
+) -> Result<(Program, Option<Vec<u8>>), Error> {
+    let source_isa = ir.isa;
+    let items: Box<dyn Iterator<Item = Cow<'_, Item>>> = match ir {
+        Cow::Borrowed(p) => Box::new(p.items.iter().map(Cow::Borrowed)),
+        Cow::Owned(p) => Box::new(p.items.into_iter().map(Cow::Owned)),
+    };
+    let mut list: Vec<Instr> = Vec::with_capacity(items.size_hint().0 + 2);
     let mut comments: Vec<Comment> = Vec::new();
-    for item in &ir.items {
-        let mut instr = match item {
+    for item in items {
+        // Borrowed (the IR kept for a Report): each item is copied into the kernel.
+        let mut instr = match item.into_owned() {
             Item::Comment(c) => {
-                comments.push(c.clone());
+                comments.push(c);
                 continue;
             }
             Item::Tex(t) => tex_instr(t)?,
             Item::Alu(a) => {
-                let e = alu::encode(a)?;
-                let mut i = Instr::new(Body::Alu(e.text), e.word, e.reads, e.writes);
-                i.barrier = (e.unit == Unit::Variable).then_some(0);
-                i.fixed_stall = e.stall;
-                i.fence = e.fence;
+                let e = alu::encode(&a)?;
+                let (word, reads, writes) = (e.word, e.reads, e.writes);
+                let (barrier, fixed_stall, fence) =
+                    ((e.unit == Unit::Variable).then_some(0), e.stall, e.fence);
+                let mut i = Instr::new(Body::Alu(e), word, reads, writes);
+                i.barrier = barrier;
+                i.fixed_stall = fixed_stall;
+                i.fence = fence;
                 i
             }
             Item::Opaque(o) => {
                 return Err(Error::Unsupported(Unsupported::new(
                     format!(
                         "the opaque item `{}`",
-                        o.text
-                            .clone()
-                            .unwrap_or_else(|| format!("{:02x?}", o.bytes))
+                        o.text.unwrap_or_else(|| format!("{:02x?}", o.bytes))
                     ),
-                    ir.isa,
+                    source_isa,
                     Isa::Nvidia,
                     "target-ready IR holds texture, ALU and comment items only",
                 )))
@@ -224,7 +237,7 @@ pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Erro
         list.push(instr);
     }
     let end = &alu_table().end;
-    let mut exit = Instr::new(Body::Exit, end.exit, Vec::new(), Vec::new());
+    let mut exit = Instr::new(Body::Exit, end.exit, RegIds::default(), RegIds::default());
     exit.comments = comments;
     list.push(exit);
     let bra_slot = list.len() % (BUNDLE_WORDS - 1) + 1;
@@ -235,9 +248,14 @@ pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Erro
         end.bra_self_other
     };
     end.bra_offset.put(&mut bra, offset as u64);
-    list.push(Instr::new(Body::Bra, bra, Vec::new(), Vec::new()));
+    list.push(Instr::new(
+        Body::Bra,
+        bra,
+        RegIds::default(),
+        RegIds::default(),
+    ));
     schedule(&mut list);
-    Ok(layout(list, options))
+    Ok(layout(list, options, form))
 }
 
 /// A set of the register ids the scheduler tracks (R0..R254 as 0..254, predicates from 256,
@@ -376,7 +394,7 @@ fn schedule(list: &mut [Instr]) {
                 }
             }
         }
-        for r in &list[i].reads {
+        for r in list[i].reads.iter() {
             if let Some(&p) = fixed_writer.get(r) {
                 need = need.max(cycle[p] + s.fixed_latency);
             }
@@ -386,12 +404,12 @@ fn schedule(list: &mut [Instr]) {
             prev.stall = (prev.stall + need - cycle[i]).min(15);
             cycle[i] = cycle[i - 1] + prev.stall;
         }
-        for w in &list[i].writes {
+        for w in list[i].writes.iter() {
             fixed_writer.remove(w);
         }
         let fixed_alu = matches!(list[i].body, Body::Alu(_)) && list[i].barrier.is_none();
         if fixed_alu {
-            for w in &list[i].writes {
+            for w in list[i].writes.iter() {
                 fixed_writer.insert(*w, i);
             }
         }
@@ -436,103 +454,173 @@ fn control_field(i: &Instr) -> u64 {
     f
 }
 
-/// Appends the encoding comment `/* 0x<16 hex> */`.
-fn push_hex_text(s: &mut String, word: u64) {
-    use std::fmt::Write as _;
-    let _ = write!(s, "/* {word:#018x} */");
+/// Appends the lead of the instruction at `address`: indentation, `/*<address>*/`, the gap.
+fn push_lead(out: &mut String, address: usize) {
+    out.push_str("        /*");
+    push_hex_digits(out, address as u64, 4);
+    out.push_str("*/");
+    push_spaces(out, LEAD_GAP);
 }
 
-/// The lead of the instruction at `address`: indentation, `/*<address>*/`, the gap.
-fn lead_of(address: usize) -> String {
-    use std::fmt::Write as _;
-    let mut s = String::with_capacity(16 + LEAD_GAP);
-    let _ = write!(s, "        /*{address:04x}*/");
-    s.extend(std::iter::repeat_n(' ', LEAD_GAP));
-    s
+/// Appends ` ;`, padding to `column` (at least one space) and the encoding comment of `word`:
+/// the rest of an instruction line that started at `line_start`.
+fn push_line_end(out: &mut String, line_start: usize, column: usize, word: u64) {
+    out.push_str(" ;");
+    let pad = column.saturating_sub(out.len() - line_start).max(1);
+    push_spaces(out, pad);
+    push_hex_comment(out, word);
 }
 
-fn line(lead: &str, text: &str, column: usize, word: u64) -> String {
-    let mut s = String::with_capacity(column + 24);
-    s.push_str(lead);
-    s.push_str(text);
-    s.push_str(" ;");
-    let pad = column.saturating_sub(s.len()).max(1);
-    s.extend(std::iter::repeat_n(' ', pad));
-    push_hex_text(&mut s, word);
-    s
+/// Appends `/* 0x<16 hex> */`.
+fn push_hex_comment(out: &mut String, word: u64) {
+    out.push_str("/* ");
+    push_hex16(out, word);
+    out.push_str(" */");
 }
 
-/// A control word's line: its encoding comment at `column`.
-fn line_at(column: usize, word: u64) -> String {
-    let mut s = String::with_capacity(column + 24);
-    s.extend(std::iter::repeat_n(' ', column));
-    push_hex_text(&mut s, word);
-    s
+/// Where the laid-out kernel goes: the listing program, and its bytes when asked for (the
+/// listing's text, or its words). Every line of the program that is not a texture
+/// instruction is an opaque line, written once into the text (or a scratch line) and
+/// copied into the program from there.
+struct Sink {
+    program: Program,
+    form: Option<Form>,
+    /// The listing's text ([`Form::Text`]) or one line ([`Form::Binary`], none).
+    text: String,
+    /// The words ([`Form::Binary`]).
+    bytes: Vec<u8>,
 }
 
-fn opaque(text: String) -> Item {
-    Item::Opaque(Opaque {
-        text: Some(text),
-        bytes: Vec::new(),
-        span: Span::default(),
-    })
+impl Sink {
+    /// Appends an opaque line that `write` writes.
+    fn line(&mut self, write: impl FnOnce(&mut String)) {
+        let start = match self.form {
+            Some(Form::Text) => self.text.len(),
+            _ => {
+                self.text.clear();
+                0
+            }
+        };
+        write(&mut self.text);
+        self.program.items.push(Item::Opaque(Opaque {
+            text: Some(self.text[start..].to_string()),
+            bytes: Vec::new(),
+            span: Span::default(),
+        }));
+        self.end_line();
+    }
+
+    /// Ends a line of the listing's text.
+    fn end_line(&mut self) {
+        if self.form == Some(Form::Text) {
+            self.text.push('\n');
+        }
+    }
+
+    /// Appends a word of the kernel's binary.
+    fn word(&mut self, word: u64) {
+        if self.form == Some(Form::Binary) {
+            self.bytes.extend_from_slice(&word.to_le_bytes());
+        }
+    }
 }
 
 /// The listing program: bundles of three instructions behind their control word.
-fn layout(list: Vec<Instr>, options: &EmitOptions) -> Program {
+fn layout(
+    list: Vec<Instr>,
+    options: &EmitOptions,
+    form: Option<Form>,
+) -> (Program, Option<Vec<u8>>) {
     let end = &alu_table().end;
     let slots = BUNDLE_WORDS - 1;
-    let texts: Vec<String> = list
-        .iter()
-        .enumerate()
-        .map(|(k, i)| match &i.body {
+    // Every instruction's text, printed once: its width sets the encoding column.
+    let mut texts = String::new();
+    let mut text_ends = Vec::with_capacity(list.len());
+    for (k, i) in list.iter().enumerate() {
+        match &i.body {
             Body::Tex(_, inst) => {
                 let mut inst = inst.clone();
                 inst.phase = i.phase;
-                print_inst(&inst)
+                write_inst(&mut texts, &inst);
             }
-            Body::Alu(text) => text.clone(),
-            Body::Exit => end.exit_text.clone(),
+            Body::Alu(e) => e.write_text(&mut texts),
+            Body::Exit => texts.push_str(&end.exit_text),
             Body::Bra => {
                 // The target: relative to the next word (research corpus; see the TOML).
                 let address = (k / slots * BUNDLE_WORDS + k % slots + 1) * 8;
                 let offset = end.bra_offset.get(i.word) as i64;
                 let offset = (offset << 40) >> 40;
                 let target = address as i64 + 8 + offset;
-                end.bra_text.replace("{target}", &format!("{target:#x}"))
+                texts.push_str(&end.bra_text.replace("{target}", &format!("{target:#x}")));
             }
-        })
-        .collect();
-    let widest = texts.iter().map(String::len).max().unwrap_or(0);
+        }
+        text_ends.push(texts.len());
+    }
+    let text_of = |k: usize| &texts[if k == 0 { 0 } else { text_ends[k - 1] }..text_ends[k]];
+    let widest = (0..list.len()).map(|k| text_of(k).len()).max().unwrap_or(0);
     let column = TEXT_COLUMN + widest + 2 + 2;
     let name = options.name.as_deref().unwrap_or("texlate");
-    let mut program = Program::new(Isa::Nvidia);
-    program.items.push(opaque(format!(".text.{name}:")));
+    let lines = list.len() / slots * (slots + 2) + list.len() + 2;
+    let mut sink = Sink {
+        program: Program::new(Isa::Nvidia),
+        form,
+        text: String::with_capacity(match form {
+            Some(Form::Text) => lines * (column + 24),
+            _ => column + 24,
+        }),
+        bytes: Vec::with_capacity(match form {
+            Some(Form::Binary) => list.len().div_ceil(slots) * BUNDLE_WORDS * 8,
+            _ => 0,
+        }),
+    };
+    sink.program.items.reserve(lines);
+    sink.line(|out| {
+        out.push_str(".text.");
+        out.push_str(name);
+        out.push(':');
+    });
     let nop = table().control.nop;
     let nop_field = table().control.default_field;
-    let mut list = list.into_iter().zip(texts).peekable();
+    let width = table().control.slot_width;
+    let mut list = list.into_iter().enumerate().peekable();
     let mut bundle = 0usize;
     while list.peek().is_some() {
-        let chunk: Vec<(Instr, String)> = list.by_ref().take(slots).collect();
+        let chunk: Vec<(usize, Instr)> = list.by_ref().take(slots).collect();
         let filled = chunk.len();
         let mut ctrl = 0u64;
-        let width = table().control.slot_width;
         for k in 0..slots {
-            let field = chunk.get(k).map_or(nop_field, |(i, _)| control_field(i));
+            let field = chunk.get(k).map_or(nop_field, |(_, i)| control_field(i));
             ctrl |= field << (width * k as u32);
         }
         let base = bundle * BUNDLE_WORDS * 8;
-        for (k, (instr, text)) in chunk.into_iter().enumerate() {
+        for (k, (index, instr)) in chunk.into_iter().enumerate() {
             let address = base + (k + 1) * 8;
-            let lead = lead_of(address);
-            program
-                .items
-                .extend(instr.comments.into_iter().map(Item::Comment));
-            if k == 0 {
-                program.items.push(opaque(line_at(column, ctrl)));
+            for c in instr.comments {
+                if sink.form == Some(Form::Text) {
+                    sink.text.push_str(&crate::isa::comment_line(&c.text));
+                    sink.end_line();
+                }
+                sink.program.items.push(Item::Comment(c));
             }
+            if k == 0 {
+                sink.line(|out| {
+                    push_spaces(out, column);
+                    push_hex_comment(out, ctrl);
+                });
+                sink.word(ctrl);
+            }
+            let text = text_of(index);
             match instr.body {
                 Body::Tex(mut t, inst) => {
+                    let mut lead = String::with_capacity(16 + LEAD_GAP);
+                    push_lead(&mut lead, address);
+                    if sink.form == Some(Form::Text) {
+                        let start = sink.text.len();
+                        sink.text.push_str(&lead);
+                        sink.text.push_str(text);
+                        push_line_end(&mut sink.text, start, column, instr.word);
+                        sink.end_line();
+                    }
                     let mut x = NvidiaExtras::empty();
                     x.op = inst.op;
                     x.bindless = inst.bindless;
@@ -547,34 +635,55 @@ fn layout(list: Vec<Instr>, options: &EmitOptions) -> Program {
                         trailing: String::new(),
                     });
                     t.origin = Origin::new(x);
-                    program.items.push(Item::Tex(t));
+                    sink.program.items.push(Item::Tex(t));
                 }
-                _ => program
-                    .items
-                    .push(opaque(line(&lead, &text, column, instr.word))),
+                _ => sink.line(|out| {
+                    let start = out.len();
+                    push_lead(out, address);
+                    out.push_str(text);
+                    push_line_end(out, start, column, instr.word);
+                }),
             }
+            sink.word(instr.word);
         }
         for k in filled..slots {
             let address = base + (k + 1) * 8;
-            let lead = lead_of(address);
-            program
-                .items
-                .push(opaque(line(&lead, &end.nop_text, column, nop)));
+            sink.line(|out| {
+                let start = out.len();
+                push_lead(out, address);
+                out.push_str(&end.nop_text);
+                push_line_end(out, start, column, nop);
+            });
+            sink.word(nop);
         }
         bundle += 1;
     }
-    program.state = Origin::new(NvidiaContainer::Listing {
+    sink.program.state = Origin::new(NvidiaContainer::Listing {
         crlf: false,
         final_newline: true,
     });
-    program
+    let bytes = match form {
+        Some(Form::Text) => Some(sink.text.into_bytes()),
+        Some(Form::Binary) => Some(sink.bytes),
+        _ => None,
+    };
+    (sink.program, bytes)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ir::{AluInstr, AluOp, Dim, Dimension, Lod, Reg, ResRef, TexOp};
+    use crate::isa::nvidia::packing::{dst_layout, params};
     use crate::isa::nvidia::{decode_binary, decode_word, encode_binary};
+
+    /// The registers of a vector of `len` registers from `base` (none when based at RZ).
+    fn vector(base: u8, len: usize) -> Vec<u16> {
+        if base == RZ {
+            return Vec::new();
+        }
+        (0..len as u16).map(|i| u16::from(base) + i).collect()
+    }
 
     fn r(i: u32) -> Scalar {
         Scalar::Reg(Reg {
@@ -741,5 +850,62 @@ mod tests {
         }
         let out = emit_program(&p, &EmitOptions::default()).unwrap();
         check_barriers(&out);
+    }
+
+    /// Random kernels of texture, ALU (register, immediate and predicated) and comment
+    /// items: the bytes [`emit_output`] writes as it lays a kernel out are what printing and
+    /// encoding the program it returns write, and that program is [`emit_program`]'s.
+    #[test]
+    fn written_output_is_the_program_encoded() {
+        let mut rng = crate::rng::Rng(0x5eed);
+        for case in 0..400 {
+            let mut p = Program::new(Isa::Nvidia);
+            for _ in 0..rng.below(24) {
+                let reg = |rng: &mut crate::rng::Rng| rng.below(120) as u32;
+                let item = match rng.below(6) {
+                    0 | 1 => {
+                        let c = 2 * rng.below(60) as u32;
+                        tex([c, c + 1], 4 * rng.below(30) as u32)
+                    }
+                    2 => alu(AluOp::Mov, reg(&mut rng), &[reg(&mut rng)]),
+                    3 => alu(AluOp::U32ToF32, reg(&mut rng), &[reg(&mut rng)]),
+                    4 => {
+                        let Item::Alu(mut a) = alu(AluOp::Mov, reg(&mut rng), &[0]) else {
+                            unreachable!()
+                        };
+                        a.srcs[0] = Scalar::Imm(crate::ir::Imm {
+                            bits: rng.next() & 0xffff_ffff,
+                            ty: crate::ir::ScalarType::U32,
+                        });
+                        a.pred = (rng.below(2) == 0).then(|| crate::ir::Pred {
+                            index: rng.below(7) as u16,
+                            negate: rng.below(2) == 0,
+                        });
+                        Item::Alu(a)
+                    }
+                    _ => Item::Comment(Comment {
+                        text: ["kept", "two\nlines", "", "trailing \r"][rng.below(4)].to_string(),
+                        span: Span::default(),
+                    }),
+                };
+                p.items.push(item);
+            }
+            let options = EmitOptions {
+                stage: None,
+                name: (case % 2 == 0).then(|| format!("k{case}")),
+            };
+            let program = emit_program(&p, &options).unwrap();
+            for (form, owned) in [(Form::Text, false), (Form::Binary, true)] {
+                let ir = if owned {
+                    Cow::Owned(p.clone())
+                } else {
+                    Cow::Borrowed(&p)
+                };
+                let (q, bytes) = emit_output(ir, &options, Some(form)).unwrap();
+                assert_eq!(q, program, "case {case}");
+                let encoded = crate::encode(Isa::Nvidia, &q, form).unwrap();
+                assert!(bytes == Some(encoded), "case {case} {form:?}");
+            }
+        }
     }
 }

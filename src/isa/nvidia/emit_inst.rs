@@ -159,7 +159,7 @@ fn dim_code(dim: Dimension, op: OpClass) -> Result<(u8, bool), Refusal> {
                 (true, "3D") => "ARRAY_3D",
                 (true, _) => "ARRAY_CUBE",
             };
-            let code = t.dim_code(name).ok_or(Refusal {
+            let code = t.dim_code(name).ok_or_else(|| Refusal {
                 rule: "dimension",
                 detail: format!("no dimension {name}"),
             })?;
@@ -269,7 +269,7 @@ fn shape(
         inst.tid = u16::try_from(i)
             .ok()
             .filter(|i| *i <= 0x1fff)
-            .ok_or(Refusal {
+            .ok_or_else(|| Refusal {
                 rule: "texture index",
                 detail: format!("texture index {i} does not fit 13 bits"),
             })?;
@@ -301,7 +301,7 @@ fn shape(
             format!("{} has no target for this shape", op.mnemonic()),
         );
     }
-    let (ra_params, rb_params) = params(&inst).ok_or(Refusal {
+    let (ra_params, rb_params) = params(&inst).ok_or_else(|| Refusal {
         rule: "short form",
         detail: "no target".into(),
     })?;

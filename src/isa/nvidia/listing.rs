@@ -646,7 +646,7 @@ fn push_hex_comment(out: &mut impl TextOut, word: u64) {
 }
 
 /// Appends `n` spaces.
-fn push_spaces(out: &mut impl TextOut, mut n: usize) {
+pub(super) fn push_spaces(out: &mut impl TextOut, mut n: usize) {
     while n > 0 {
         let k = n.min(SPACES.len());
         out.push_text(&SPACES[..k]);

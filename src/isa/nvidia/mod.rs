@@ -172,13 +172,16 @@ pub fn lift_inst(inst: &NvInst, span: Span) -> Result<TexInstr, FieldError> {
 /// `item` (an opaque instruction `word`, with its nvdisasm `text` when read from a listing)
 /// as `Item::Alu` when it is exactly an instruction the backend emits ([`alu::lift`]).
 fn read_alu(item: Item, word: u64, text: Option<&str>) -> Item {
-    let (Item::Opaque(o), Some(mut a)) = (&item, alu::lift(word, text)) else {
+    let Item::Opaque(o) = item else {
         return item;
+    };
+    let Some(mut a) = alu::lift(word, text) else {
+        return Item::Opaque(o);
     };
     a.span = o.span;
     a.origin = crate::ir::Origin::new(crate::ir::AluSource {
         isa: crate::ir::Isa::Nvidia,
-        items: vec![o.clone()],
+        items: vec![o],
     });
     Item::Alu(Box::new(a))
 }
@@ -313,6 +316,14 @@ impl crate::isa::Codec for NvidiaCodec {
     }
     fn register_groups(&self, t: &TexInstr) -> Result<Vec<crate::isa::RegGroup>, Error> {
         emit_inst::register_groups(t)
+    }
+    fn emit_output(
+        &self,
+        ir: std::borrow::Cow<'_, Program>,
+        options: &crate::isa::EmitOptions,
+        form: crate::Form,
+    ) -> Result<(Program, Option<Vec<u8>>), Error> {
+        emit::emit_output(ir, options, Some(form))
     }
     fn constants(&self, program: &Program) -> Vec<Vec<(crate::ir::Reg, u32)>> {
         // `constants` steps an ALU instruction read back as the words or lines it was read

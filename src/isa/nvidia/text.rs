@@ -19,7 +19,7 @@ pub fn reg_name(r: u8) -> String {
 pub use crate::isa::text_out::TextOut;
 pub(super) use crate::isa::text_out::{push_decimal, push_hex};
 
-fn push_reg(out: &mut (impl TextOut + ?Sized), r: u8) {
+pub(super) fn push_reg(out: &mut (impl TextOut + ?Sized), r: u8) {
     out.push_text(&reg_names()[usize::from(r)]);
 }
 

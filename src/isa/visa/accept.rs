@@ -1,19 +1,54 @@
-//! Accepting instruction bytes without decoding them, for the identity transcode of
-//! instruction streams (binary → binary copies each instruction that decodes, passes
-//! [`super::validate::check`] with no declared types, and lifts back unchanged
-//! ([`super::lift::lifts_back_untyped`]); its work is to find exactly those).
+//! Accepting instructions without the whole path's work, for the identity transcodes: an
+//! accepted instruction is one the whole path reads and writes back exactly as it is, so
+//! the stream copies it; anything else (a refused instruction, or one the whole path would
+//! change) is answered "not accepted" and goes the whole path's way, which makes its output
+//! or its error, so that answer is never wrong, only slower.
+//!
+//! Instruction streams ([`Acceptor`]): binary → binary copies each instruction that decodes,
+//! passes [`super::validate::check`] with no declared types, and lifts back unchanged
+//! ([`super::lift::lifts_back_untyped`]); its work is to find exactly those.
 //!
 //! [`Acceptor`] holds, per opcode and per op, what each field may be, read once from
 //! `mappings/visa.toml`: the layout [`super::binary::decode_inst_into`] reads, the values it
 //! refuses, and the rules `validate::check` applies to an undeclared instruction. One pass
 //! over the bytes with no allocation and no field positions says whether the instruction is
-//! one of those and how long it is. It answers `None` for everything else (a refused
-//! instruction, or one that lift and emit would change), which the caller then decodes and
-//! checks in full: that makes the error, so the answer `None` is never wrong, only slower.
+//! one of those and how long it is. It answers `None` for everything else, which the caller
+//! then decodes and checks in full.
 //! `accepts_what_the_full_path_accepts` below checks the two agree on random instructions.
+//!
+//! `.visaasm` lines ([`accept_line`]): a sampler line that parses, passes the checks and
+//! lifts back ([`super::lift::lifts_back`]) prints back as it was read, byte for byte.
 
-use super::inst::{cps_bit, Aoffimmi, Region, VisaInst};
+use super::inst::{cps_bit, Aoffimmi, Checks, FieldPositions, Region, VisaInst};
+use super::names::Scope;
 use super::tables::{self, ChannelKind};
+use super::text;
+
+/// Whether sampler line `line` (number `no`, outside a block comment) prints back exactly
+/// as it is: it parses ([`text::parse_into`], into the reused `inst` and `positions`),
+/// passes the checks as [`super::read_line`] applies them, and lift and emit give its
+/// instruction back ([`super::lift::lifts_back`], with the declared types). The whole path
+/// keeps such a line's layout (indentation, the instruction as written when that is not
+/// IGC's spelling, the gap, the comment, trailing whitespace) and prints the instruction it
+/// gets back in it, which puts back every byte of the line. `false` for any other line,
+/// also a line of another kind.
+pub(super) fn accept_line(
+    line: &str,
+    no: u32,
+    scope: &Scope,
+    checks: Checks,
+    inst: &mut VisaInst,
+    positions: &mut FieldPositions,
+) -> bool {
+    if !matches!(
+        text::parse_into(line, no, scope, inst, positions),
+        Ok(Some(_))
+    ) {
+        return false;
+    }
+    let checked = super::check_read(inst, positions, (no, line), scope, checks, &mut None);
+    checked.is_ok() && super::lift::lifts_back(inst, &|v| scope.var_type(v))
+}
 
 /// What one opcode's instructions may hold.
 struct OpcodeRule {

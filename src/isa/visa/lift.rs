@@ -208,19 +208,29 @@ pub fn lift(
 }
 
 /// Whether [`super::emit_inst::emit`] gives `inst` back from [`lift`] when no variable is
-/// declared (an instruction stream), `inst` having passed [`super::validate::check`]. Lift
-/// and emit carry every field across unchanged (the op by its IR op, LOD kind, compare,
-/// multisample and per-pixel-offset slots; parameters by slot, NumParams remembered;
-/// immediate offsets by their nibbles; the destination channel by channel), except a
-/// variable aoffimmi: the IR holds it as one byte offset, `row × GRF + col × element`, and
-/// emit splits that again, so an element at or past the end of its GRF row comes back in a
-/// later row (or overflows the row byte). `false` there, also where emit would keep it
-/// (`sample4_po`'s, carried whole). Checked against lift and emit on random instructions of
-/// every op (`tests::untyped_instructions_lift_back`).
+/// declared (an instruction stream): [`lifts_back`] with no declared types.
 pub fn lifts_back_untyped(inst: &VisaInst) -> bool {
+    lifts_back(inst, &|_| None)
+}
+
+/// Whether [`super::emit_inst::emit`] gives `inst` back from [`lift`], `inst` having passed
+/// [`super::validate::check`] with the declared types `var_type`. Lift and emit carry every
+/// field across unchanged (the op by its IR op, LOD kind, compare, multisample and
+/// per-pixel-offset slots; parameters by slot, NumParams remembered, `load_2dms_w`'s form by
+/// its parameters' types, which for a load validation allows 16 bits only as W/UW, the form
+/// emit reads from them; immediate offsets by their nibbles; the destination channel by
+/// channel, at the stride of its declared type), except a variable aoffimmi: the IR holds it
+/// as one byte offset, `row × GRF + col × element` (the element of the variable's declared
+/// type), and emit splits that again, so an element at or past the end of its GRF row comes
+/// back in a later row (or overflows the row byte). `false` there, also where emit would
+/// keep it (`sample4_po`'s, carried whole). Checked against lift and emit on random
+/// instructions of every op, undeclared and with random declared types
+/// (`tests::instructions_lift_back`).
+pub fn lifts_back(inst: &VisaInst, var_type: &dyn Fn(u32) -> Option<&'static TypeDesc>) -> bool {
     match inst.aoffimmi {
-        Some(Aoffimmi::Var { col, .. }) => {
-            u32::from(col) * aoffimmi_element_bytes(None) < tables::tables().limits.grf_bytes
+        Some(Aoffimmi::Var { var, col, .. }) => {
+            u32::from(col) * aoffimmi_element_bytes(var_type(var))
+                < tables::tables().limits.grf_bytes
         }
         _ => true,
     }
@@ -276,13 +286,14 @@ mod tests {
         }
     }
 
-    /// Random instructions of every op, field by field; those that pass validation and that
-    /// [`lifts_back_untyped`] accepts come back from lift and emit unchanged, and the ones
-    /// it refuses are exercised too.
+    /// Random instructions of every op, field by field, undeclared and with random declared
+    /// types: those that pass validation and that [`lifts_back`] accepts come back from lift
+    /// and emit unchanged, and the ones it refuses are exercised too.
     #[test]
-    fn untyped_instructions_lift_back() {
+    fn instructions_lift_back() {
         let t = tables::tables();
         let (mut back, mut refused) = (0, 0);
+        let (mut typed_back, mut typed_refused) = (0, 0);
         for i in 0..200_000u64 {
             let f = |field, n| pick(i, field, n);
             let op = &t.ops[f(0, t.ops.len())];
@@ -322,21 +333,32 @@ mod tests {
                 dst: raw(i, 17),
                 params: (0..n as u64).map(|k| raw(i, 18 + k)).collect(),
             };
-            if validate::check(&inst, Checks::Strict, &|_| None).is_err() {
-                continue;
+            // Each variable of a random type, or undeclared.
+            let typed = |v: u32| t.types.get(pick(i, 100 + u64::from(v), t.types.len() + 2));
+            for (var_type, back, refused) in [
+                (&(|_| None) as &dyn Fn(u32) -> _, &mut back, &mut refused),
+                (&typed, &mut typed_back, &mut typed_refused),
+            ] {
+                if validate::check(&inst, Checks::IgcCompatible, var_type).is_err() {
+                    continue;
+                }
+                if !lifts_back(&inst, var_type) {
+                    *refused += 1;
+                    continue;
+                }
+                let lifted = lift(&inst, op, var_type, VisaExtras::default(), Span::default());
+                let emitted = emit(&lifted, var_type);
+                assert!(
+                    matches!(&emitted, Ok(e) if *e == inst),
+                    "{inst:?}\n -> {emitted:?}"
+                );
+                *back += 1;
             }
-            if !lifts_back_untyped(&inst) {
-                refused += 1;
-                continue;
-            }
-            let lifted = lift(&inst, op, &|_| None, VisaExtras::default(), Span::default());
-            let emitted = emit(&lifted, &|_| None);
-            assert!(
-                matches!(&emitted, Ok(e) if *e == inst),
-                "{inst:?}\n -> {emitted:?}"
-            );
-            back += 1;
         }
         assert!(back > 20_000 && refused > 1_000, "{back} {refused}");
+        assert!(
+            typed_back > 5_000 && typed_refused > 100,
+            "{typed_back} {typed_refused}"
+        );
     }
 }

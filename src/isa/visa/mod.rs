@@ -19,6 +19,7 @@ mod alu;
 mod binary;
 mod constants;
 mod container;
+mod decls;
 mod emit;
 mod emit_inst;
 mod groups;
@@ -108,7 +109,7 @@ fn read_line(
     in_comment: &mut bool,
     strict_refusal: &mut Option<Error>,
 ) -> Result<Option<text::ParsedLine>, Error> {
-    if !*in_comment && text::is_other_instruction(line) {
+    if !*in_comment && text::is_other_instruction(line.as_bytes()) {
         return Ok(None);
     }
     let parsed = if *in_comment {
@@ -118,22 +119,42 @@ fn read_line(
     };
     match &parsed {
         None => text::check_other_line(line, no, in_comment)?,
-        Some(p) => {
-            let check = |checks| {
-                validate::check(&p.inst, checks, &|v| scope.var_type(v))
-                    .map_err(|v| v.locate(&p.positions, Some((no, line))))
-            };
-            // What the strict rules accept, every reading accepts.
-            if let Err(e) = check(Checks::Strict) {
-                if checks == Checks::Strict {
-                    return Err(e);
-                }
-                check(checks)?;
-                strict_refusal.get_or_insert(e);
-            }
-        }
+        Some(p) => check_read(
+            &p.inst,
+            &p.positions,
+            (no, line),
+            scope,
+            checks,
+            strict_refusal,
+        )?,
     }
     Ok(parsed)
+}
+
+/// Checks instruction `inst` read from `line` (number and text; `positions` locate its
+/// fields there) under `checks`. An instruction that only a relaxed `checks` lets through
+/// leaves its strict refusal in `strict_refusal`, unless one is there.
+fn check_read(
+    inst: &VisaInst,
+    positions: &FieldPositions,
+    line: (u32, &str),
+    scope: &Scope,
+    checks: Checks,
+    strict_refusal: &mut Option<Error>,
+) -> Result<(), Error> {
+    let check = |checks| {
+        validate::check(inst, checks, &|v| scope.var_type(v))
+            .map_err(|v| v.locate(positions, Some(line)))
+    };
+    // What the strict rules accept, every reading accepts.
+    if let Err(e) = check(Checks::Strict) {
+        if checks == Checks::Strict {
+            return Err(e);
+        }
+        check(checks)?;
+        strict_refusal.get_or_insert(e);
+    }
+    Ok(())
 }
 
 /// The sampler instruction parsed from line `no` as a texture instruction.

@@ -4,29 +4,39 @@
 //!
 //! Each line and instruction goes through the functions the whole-program path uses
 //! ([`super::read_line`], [`super::lift_line`], [`super::print_tex`]; [`super::decode_checked`],
-//! [`super::lift_decoded`], [`super::encode_tex`]), except that an instruction lift and emit
-//! give back unchanged is printed or copied as decoded; errors come in the whole path's
-//! order: the whole path reads every line (or instruction) before it prints or encodes any,
-//! so an error printing one stops the output and is returned only when the rest reads.
+//! [`super::lift_decoded`], [`super::encode_tex`]), except where the output is known to be
+//! the input: a line the whole path keeps as it is (blank, a directive, a comment, another
+//! kind of instruction: [`text::is_plain_line`]) or a sampler line that prints back as it
+//! was read ([`accept::accept_line`]) is copied, and so is an instruction the [`Acceptor`]
+//! accepts; an instruction lift and emit give back unchanged is printed as decoded. Errors
+//! come in the whole path's order: the whole path reads every line (or instruction) before
+//! it prints or encodes any, so an error printing one stops the output and is returned only
+//! when the rest reads.
 //!
 //! Before its first line, the whole path knows whether the input is binary after all (a zero
 //! byte or the `.isa` magic, seen a chunk at a time; invalid UTF-8), whether every line ends
 //! in `\r\n`, and the `.decl` declarations, which name variables for every line, also those
-//! before them; so text is read once for those and once more line by line. Memory holds a
-//! chunk of the input, the longest line, the declarations and the output buffer.
+//! before them; so text is read once for those (the one UTF-8 check of every line; the
+//! declarations into a [`DeclTable`], no allocation per declaration) and once more line by
+//! line (from the bytes: only a line that goes the whole path's way is read as a string
+//! again). An input that fits one chunk is read once: the second reading starts again in the
+//! buffer the first one filled, and a binary input's instructions are taken from it too.
+//! Memory holds a chunk of the input, the longest line, the declarations and the output
+//! buffer.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Read, SeekFrom, Write};
 
 use crate::error::Error;
-use crate::ir::{Isa, Program};
+use crate::ir::Isa;
 use crate::stream::{Input, Sink, Stats, StreamError};
 use crate::Form;
 
-use super::accept::Acceptor;
+use super::accept::{self, Acceptor};
 use super::binary::MAX_INST_BYTES;
+use super::decls::DeclTable;
 use super::inst::FieldPositions;
 use super::names::{self, Scope};
-use super::{text, Checks, VisaInst, VisaProgram};
+use super::{text, Checks, VisaInst};
 
 /// How many bytes of the input are read at a time.
 const CHUNK: usize = 1 << 16;
@@ -39,9 +49,15 @@ pub(super) fn transcode(
     emit: Form,
     out: &mut dyn Write,
 ) -> Result<Option<Stats>, StreamError> {
-    match (survey(input, checks)?, emit) {
-        (None, Form::Text | Form::Binary) => instructions(input, emit, out).map(Some),
-        (Some(decls), Form::Text) => lines(input, &decls, out).map(Some),
+    let mut reader = LineReader::new(input)?;
+    match (survey(&mut reader)?, emit) {
+        (None, Form::Text | Form::Binary) => {
+            instructions(reader.into_window()?, emit, out).map(Some)
+        }
+        (Some(text), Form::Text) => {
+            reader.restart()?;
+            lines(reader, &text, checks, out).map(Some)
+        }
         _ => Ok(None),
     }
 }
@@ -49,7 +65,17 @@ pub(super) fn transcode(
 /// [`crate::isa::Codec::stream_disasm`] for vISA: a bare instruction stream decoded and
 /// printed instruction by instruction.
 pub(super) fn disasm(input: &mut dyn Input, out: &mut dyn Write) -> Result<Stats, StreamError> {
-    instructions(input, Form::Text, out)
+    instructions(Window::new(input)?, Form::Text, out)
+}
+
+/// A buffer for reading `input` a chunk at a time from its start, as large as a chunk or
+/// the whole input if that is smaller (a short input costs no chunk-sized allocation).
+fn chunk_buffer(input: &mut dyn Input) -> io::Result<Vec<u8>> {
+    let len = input.seek(SeekFrom::End(0))?;
+    input.rewind()?;
+    // One byte more: the read that finds the end needs no room of its own.
+    let len = usize::try_from(len).unwrap_or(usize::MAX);
+    Ok(Vec::with_capacity(CHUNK.min(len) + 1))
 }
 
 /// One line of the input at a time: its bytes without the `\n`, and whether it had one. The
@@ -69,20 +95,52 @@ struct LineReader<'a> {
     /// Nothing read yet.
     fresh: bool,
     binary: bool,
+    /// Bytes were dropped from the front of `buf` (it no longer starts at the input's start).
+    dropped: bool,
 }
 
 impl<'a> LineReader<'a> {
     /// Lines from the start of `input`.
     fn new(input: &'a mut dyn Input) -> io::Result<Self> {
-        input.rewind()?;
+        let buf = chunk_buffer(input)?;
         Ok(LineReader {
             input,
-            buf: Vec::with_capacity(CHUNK),
+            buf,
             start: 0,
             scanned: 0,
             eof: false,
             fresh: true,
             binary: false,
+            dropped: false,
+        })
+    }
+
+    /// Lines from the start again: from the buffer when it holds the whole input, else read
+    /// again.
+    fn restart(&mut self) -> io::Result<()> {
+        (self.start, self.scanned) = (0, 0);
+        if self.dropped || !self.eof {
+            self.input.rewind()?;
+            self.buf.clear();
+            (self.eof, self.fresh, self.binary, self.dropped) = (false, true, false, false);
+        }
+        Ok(())
+    }
+
+    /// The input as a [`Window`] from its start, holding what was read of it already when
+    /// the buffer starts at the input's start (the input is then positioned after it).
+    fn into_window(mut self) -> io::Result<Window<'a>> {
+        if self.dropped {
+            self.input.rewind()?;
+            self.buf.clear();
+            self.eof = false;
+        }
+        Ok(Window {
+            input: self.input,
+            buf: self.buf,
+            pos: 0,
+            base: 0,
+            eof: self.eof,
         })
     }
 
@@ -113,7 +171,10 @@ impl<'a> LineReader<'a> {
                 self.start = self.buf.len();
                 return Ok(Some((&self.buf[start..], false)));
             }
-            self.buf.drain(..start);
+            if start > 0 {
+                self.buf.drain(..start);
+                self.dropped = true;
+            }
             self.start = 0;
             self.scanned -= start;
             let old = self.buf.len();
@@ -130,23 +191,29 @@ impl<'a> LineReader<'a> {
 }
 
 /// Line `line` without the `\r` of a `\r\n` ending (`crlf`: every terminated line has one).
-fn strip_cr(line: &str, terminated: bool, crlf: bool) -> &str {
-    match line.strip_suffix('\r') {
+fn strip_cr(line: &[u8], terminated: bool, crlf: bool) -> &[u8] {
+    match line.strip_suffix(b"\r") {
         Some(s) if crlf && terminated => s,
         _ => line,
     }
 }
 
+/// What the first reading of text finds: its declarations, and whether its lines end in
+/// `\r\n`.
+struct Text {
+    decls: DeclTable,
+    crlf: bool,
+}
+
 /// The first reading of the input: `None` when [`super::looks_binary`] holds for it, else its
 /// declarations and line ends, as [`super::parse_text_with`] reads them before its first
 /// line (the first bad declaration is the error).
-fn survey(input: &mut dyn Input, checks: Checks) -> Result<Option<Program>, StreamError> {
-    let mut lines = LineReader::new(input)?;
-    let (mut crlf, mut terminated_lines, mut final_newline) = (true, 0usize, false);
+fn survey(lines: &mut LineReader) -> Result<Option<Text>, StreamError> {
+    let (mut crlf, mut terminated_lines) = (true, 0usize);
     // Declarations are read assuming `\r\n` ends until a line shows otherwise; if a line
     // was read so and the input then turns out to have other ends, they are read again.
     let mut stripped = false;
-    let mut decls = Decls::new(checks);
+    let mut decls = Decls::default();
     while let Some((bytes, terminated)) = lines.next()? {
         let Ok(line) = std::str::from_utf8(bytes) else {
             return Ok(None);
@@ -155,143 +222,142 @@ fn survey(input: &mut dyn Input, checks: Checks) -> Result<Option<Program>, Stre
             terminated_lines += 1;
             crlf &= line.ends_with('\r');
         }
-        final_newline = terminated;
-        let kept = strip_cr(line, terminated, crlf);
+        let kept = strip_cr(bytes, terminated, crlf);
         stripped |= kept.len() != line.len();
-        decls.read(kept);
+        decls.read(&line[..kept.len()]);
     }
     if lines.binary() {
         return Ok(None);
     }
     let crlf = crlf && terminated_lines > 0;
     if stripped && !crlf {
-        let mut lines = LineReader::new(input)?;
-        decls = Decls::new(checks);
+        lines.restart()?;
+        decls = Decls::default();
         while let Some((bytes, _)) = lines.next()? {
             decls.read(std::str::from_utf8(bytes).map_err(|_| super::internal("UTF-8"))?);
         }
     }
-    decls.visa.crlf = crlf;
-    decls.visa.final_newline = final_newline;
-    Ok(Some(decls.finish()?))
+    Ok(Some(Text {
+        decls: decls.finish()?,
+        crlf,
+    }))
 }
 
 /// The declarations read so far, line by line ([`names::read_decl`]).
+#[derive(Default)]
 struct Decls {
-    program: Program,
-    visa: VisaProgram,
-    names: names::DeclaredNames,
+    table: DeclTable,
     line_no: u32,
     error: Option<Error>,
 }
 
 impl Decls {
-    fn new(checks: Checks) -> Self {
-        Decls {
-            program: Program::new(Isa::Visa),
-            visa: VisaProgram {
-                checks,
-                ..VisaProgram::default()
-            },
-            names: names::DeclaredNames::default(),
-            line_no: 0,
-            error: None,
-        }
-    }
-
     /// Reads the next line (up to the first bad declaration).
     fn read(&mut self, line: &str) {
         self.line_no = self.line_no.wrapping_add(1);
         if self.error.is_none() {
-            let (p, v, n) = (&mut self.program, &mut self.visa, &mut self.names);
-            self.error = names::read_decl(line, self.line_no, p, v, n).err();
+            self.error = names::read_decl(line, self.line_no, &mut self.table).err();
         }
     }
 
-    /// The program holding the declarations, or the first bad one.
-    fn finish(self) -> Result<Program, Error> {
-        if let Some(e) = self.error {
-            return Err(e);
+    /// The declarations, or the first bad one.
+    fn finish(self) -> Result<DeclTable, Error> {
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(self.table),
         }
-        let mut program = self.program;
-        program.state = crate::ir::Origin::new(self.visa);
-        Ok(program)
     }
 }
 
-/// Text → text: each line read ([`super::read_line`]) and printed back as
-/// [`super::print_text`] prints it: a line of another kind as it is, a sampler instruction
-/// lifted and printed in its layout ([`super::print_tex`]).
+/// Text → text: each line printed back as [`super::print_text`] prints it: a line of another
+/// kind as it is, a sampler instruction lifted and printed in its layout
+/// ([`super::print_tex`]). A line the whole path keeps as it is ([`text::is_plain_line`])
+/// and a sampler line that prints back as read ([`accept::accept_line`]) are copied; any
+/// other goes through [`super::read_line`] (which makes a refused line's error) and, for a
+/// sampler instruction, lift and print.
 fn lines(
-    input: &mut dyn Input,
-    decls: &Program,
+    mut lines: LineReader,
+    text: &Text,
+    checks: Checks,
     out: &mut dyn Write,
 ) -> Result<Stats, StreamError> {
-    let state = decls.state.get::<VisaProgram>();
-    let checks = state.map_or(Checks::Strict, |v| v.checks);
-    let crlf = state.is_some_and(|v| v.crlf);
-    let eol: &[u8] = if crlf { b"\r\n" } else { b"\n" };
-    let scope = Scope::new(decls);
-    let mut lines = LineReader::new(input)?;
+    let eol: &[u8] = if text.crlf { b"\r\n" } else { b"\n" };
+    let scope = Scope::of_table(&text.decls);
     let mut sink = Sink::new(out);
     let mut stats = Stats::default();
     let mut in_comment = false;
     // What a strict reading would refuse: the stream has no use for it.
     let mut strict_refusal = None;
+    let (mut inst, mut positions) = (VisaInst::default(), FieldPositions::default());
     let mut printed = String::new();
     // An error lifting or printing a line, returned once every line has read.
     let (mut lift_error, mut print_error) = (None, None);
     while let Some((bytes, terminated)) = lines.next()? {
-        let line = std::str::from_utf8(bytes).map_err(|_| super::internal("UTF-8"))?;
-        let line = strip_cr(line, terminated, crlf);
+        let bytes = strip_cr(bytes, terminated, text.crlf);
         stats.items += 1;
         let no = stats.items as u32;
-        let parsed = super::read_line(
-            line,
-            no,
-            &scope,
-            checks,
-            &mut in_comment,
-            &mut strict_refusal,
-        )?;
-        if lift_error.is_some() {
-            continue;
-        }
-        match parsed {
-            None if print_error.is_none() => sink.buf().extend_from_slice(line.as_bytes()),
-            None => continue,
-            Some(parsed) => {
+        // Whether the line is copied (else `printed` holds what is printed for it).
+        let copy = if !in_comment && text::is_plain_line(bytes) {
+            true
+        } else {
+            let line = std::str::from_utf8(bytes).map_err(|_| super::internal("UTF-8"))?;
+            let scope = &scope;
+            if !in_comment
+                && accept::accept_line(line, no, scope, checks, &mut inst, &mut positions)
+            {
                 stats.texture += 1;
-                let t = match super::lift_line(line, no, parsed, &scope) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        lift_error = Some(e);
-                        continue;
-                    }
-                };
-                if print_error.is_some() {
-                    continue;
-                }
-                printed.clear();
-                match super::write_tex(&mut printed, &t, Isa::Visa, &scope, checks, no) {
-                    Ok(()) => sink.buf().extend_from_slice(printed.as_bytes()),
-                    Err(e) => {
-                        print_error = Some(e);
-                        continue;
+                true
+            } else {
+                let ic = &mut in_comment;
+                match super::read_line(line, no, scope, checks, ic, &mut strict_refusal)? {
+                    None => true,
+                    Some(parsed) => {
+                        stats.texture += 1;
+                        if lift_error.is_some() {
+                            continue;
+                        }
+                        let t = match super::lift_line(line, no, parsed, scope) {
+                            Ok(t) => t,
+                            Err(e) => {
+                                lift_error = Some(e);
+                                continue;
+                            }
+                        };
+                        if print_error.is_some() {
+                            continue;
+                        }
+                        printed.clear();
+                        let written =
+                            super::write_tex(&mut printed, &t, Isa::Visa, scope, checks, no);
+                        if let Err(e) = written {
+                            print_error = Some(e);
+                            continue;
+                        }
+                        false
                     }
                 }
             }
+        };
+        if lift_error.is_none() && print_error.is_none() {
+            let line = if copy { bytes } else { printed.as_bytes() };
+            copy_line(&mut sink, line, terminated.then_some(eol))?;
         }
-        if terminated {
-            sink.buf().extend_from_slice(eol);
-        }
-        sink.done_line()?;
     }
     if let Some(e) = lift_error.or(print_error) {
         return Err(e.into());
     }
     sink.finish()?;
     Ok(stats)
+}
+
+/// Writes `line` and its line end, if any.
+fn copy_line(sink: &mut Sink, line: &[u8], eol: Option<&[u8]>) -> io::Result<()> {
+    let buf = sink.buf();
+    buf.extend_from_slice(line);
+    if let Some(eol) = eol {
+        buf.extend_from_slice(eol);
+    }
+    sink.done_line()
 }
 
 /// A window onto the input: `buf[pos..]` is the input from offset `base + pos`.
@@ -306,10 +372,9 @@ struct Window<'a> {
 impl<'a> Window<'a> {
     /// The input from its start.
     fn new(input: &'a mut dyn Input) -> io::Result<Self> {
-        input.rewind()?;
         Ok(Window {
+            buf: chunk_buffer(input)?,
             input,
-            buf: Vec::with_capacity(CHUNK + MAX_INST_BYTES),
             pos: 0,
             base: 0,
             eof: false,
@@ -349,16 +414,11 @@ impl<'a> Window<'a> {
 /// Where lift and emit give it back unchanged ([`super::lift::lifts_back_untyped`]) it is
 /// printed as it is, or its bytes are copied; otherwise it goes the whole path's way (lift,
 /// emit, check, print or encode).
-fn instructions(
-    input: &mut dyn Input,
-    emit: Form,
-    out: &mut dyn Write,
-) -> Result<Stats, StreamError> {
-    let mut w = Window::new(input)?;
+fn instructions(mut w: Window, emit: Form, out: &mut dyn Write) -> Result<Stats, StreamError> {
     let mut sink = Sink::new(out);
     let mut stats = Stats::default();
-    let empty = Program::new(Isa::Visa);
-    let scope = Scope::new(&empty);
+    let undeclared = DeclTable::default();
+    let scope = Scope::of_table(&undeclared);
     let (mut inst, mut positions) = (VisaInst::default(), FieldPositions::default());
     let (mut encoded, mut printed) = (Vec::new(), String::new());
     let acceptor = (emit == Form::Binary).then(Acceptor::get);
@@ -455,5 +515,5 @@ fn copy_run(sink: &mut Sink, run: &[u8]) -> io::Result<usize> {
 pub(super) fn disasm_hex(words: &[&str], out: &mut dyn Write) -> Result<Stats, StreamError> {
     let bytes =
         crate::isa::parse_hex_words(words, crate::isa::hex::HexUnit::Bytes).map_err(Error::from)?;
-    instructions(&mut io::Cursor::new(bytes), Form::Text, out)
+    instructions(Window::new(&mut io::Cursor::new(bytes))?, Form::Text, out)
 }

@@ -47,10 +47,12 @@ impl<'a> Line<'a> {
         &rest[..n]
     }
 
-    /// Skips the whitespace that must separate two operands.
-    fn separator(&mut self, expected: &str) -> Result<(), Error> {
+    /// Skips the whitespace that must separate two operands (`expected` is formatted only
+    /// for the error).
+    fn separator(&mut self, expected: impl std::fmt::Display) -> Result<(), Error> {
         if self.skip_ws().is_empty() || self.at_end() {
-            return Err(self.error(self.pos, self.token_at(self.pos), expected));
+            let expected = expected.to_string();
+            return Err(self.error(self.pos, self.token_at(self.pos), &expected));
         }
         Ok(())
     }
@@ -96,18 +98,67 @@ fn sampler_op(line: &str) -> Option<&'static OpDesc> {
 
 /// Parses one line. `Ok(None)` when the line is not a sampler instruction.
 pub fn parse_line(text: &str, no: u32, scope: &Scope) -> Result<Option<ParsedLine>, Error> {
+    let (mut inst, mut positions) = (VisaInst::default(), FieldPositions::default());
+    let Some((end, op)) = parse_into(text, no, scope, &mut inst, &mut positions)? else {
+        return Ok(None);
+    };
+    let start = positions.start;
+    let indent = &text[..start];
+    let written = &text[start..end];
+    let rest = &text[end..];
+    let after = rest.trim_start();
+    let between = &rest[..rest.len() - after.len()];
+    // `parse_into` saw a comment or nothing after the instruction.
+    let (gap, comment, trailing) = if after.starts_with("//") {
+        let comment = after.trim_end();
+        let trailing = &after[comment.len()..];
+        let aligned = aligned_gap(indent, written);
+        let gap = if between.len() == aligned && between.bytes().all(|b| b == b' ') {
+            Gap::Aligned
+        } else {
+            Gap::Exact(between.to_string())
+        };
+        (gap, Some(comment.to_string()), trailing.to_string())
+    } else {
+        (Gap::Aligned, None, between.to_string())
+    };
+    let canonical = is_canonical(written, &inst, op, scope);
+    let layout = Layout {
+        indent: indent.to_string(),
+        written: (!canonical).then(|| (written.to_string(), inst.clone())),
+        gap,
+        comment,
+        trailing,
+    };
+    Ok(Some(ParsedLine {
+        inst,
+        layout,
+        positions,
+    }))
+}
+
+/// Parses the sampler instruction of line `text` into `inst` and `positions` (storage
+/// reused from line to line: nothing is allocated unless the line is refused): `Ok(None)`
+/// when the line is not a sampler instruction, else where the instruction's text ends (it
+/// starts at `positions.start`; only whitespace and a `//` comment may follow) and its op.
+pub fn parse_into(
+    text: &str,
+    no: u32,
+    scope: &Scope,
+    inst: &mut VisaInst,
+    positions: &mut FieldPositions,
+) -> Result<Option<(usize, &'static OpDesc)>, Error> {
     let Some(op) = sampler_op(text) else {
         return Ok(None);
     };
     let opc = op.opcode_desc();
     let mut l = Line { text, no, pos: 0 };
-    let indent = l.skip_ws().to_string();
-    let start = l.pos;
-    let mut positions = FieldPositions {
-        start,
-        fields: Vec::new(),
-    };
-    let mut inst = VisaInst {
+    l.skip_ws();
+    positions.start = l.pos;
+    positions.fields.clear();
+    let mut params = std::mem::take(&mut inst.params);
+    params.clear();
+    *inst = VisaInst {
         opcode: op.opcode,
         subop: op.subop,
         modifiers: 0,
@@ -119,7 +170,7 @@ pub fn parse_line(text: &str, no: u32, scope: &Scope) -> Result<Option<ParsedLin
         sampler: None,
         surface: 0,
         dst: Raw::default(),
-        params: Vec::new(),
+        params,
     };
 
     if l.rest().starts_with('(') {
@@ -131,16 +182,13 @@ pub fn parse_line(text: &str, no: u32, scope: &Scope) -> Result<Option<ParsedLin
     // mnemonic[.modifier]*.channels
     positions.fields.push((Field::SubOp, l.pos));
     let (word_at, word) = l.word();
-    let mut parts = word.split('.');
-    let _mnemonic = parts.next();
-    let parts: Vec<&str> = parts.collect();
-    let Some((channels, modifiers)) = parts.split_last() else {
+    let Some((head, channels)) = word.rsplit_once('.') else {
         return Err(l.error(l.pos, "", "`.<channels>` after the mnemonic"));
     };
     let mut part_at = word_at + word.find('.').unwrap_or(0) + 1;
     let mut last_bit: Option<u8> = None;
     positions.fields.push((Field::Modifiers, part_at));
-    for m in modifiers {
+    for m in head.split('.').skip(1) {
         let known = tables::modifier_by_name(m).filter(|d| {
             opc.modifiers
                 .iter()
@@ -219,7 +267,7 @@ pub fn parse_line(text: &str, no: u32, scope: &Scope) -> Result<Option<ParsedLin
         }
     } else {
         for (i, slot) in op.params.iter().enumerate() {
-            l.separator(&format!("the {slot} raw operand"))?;
+            l.separator(format_args!("the {slot} raw operand"))?;
             positions.fields.push((Field::Param(i), l.pos));
             inst.params.push(parse_raw(&mut l, scope)?);
         }
@@ -228,36 +276,11 @@ pub fn parse_line(text: &str, no: u32, scope: &Scope) -> Result<Option<ParsedLin
         inst.dst = parse_raw(&mut l, scope)?;
     }
     let end = l.pos;
-    let written = &text[start..end];
-    let between = l.skip_ws();
-    let (gap, comment, trailing) = if l.rest().starts_with("//") {
-        let comment = l.rest().trim_end();
-        let trailing = &l.rest()[comment.len()..];
-        let aligned = aligned_gap(&indent, written);
-        let gap = if between.len() == aligned && between.bytes().all(|b| b == b' ') {
-            Gap::Aligned
-        } else {
-            Gap::Exact(between.to_string())
-        };
-        (gap, Some(comment.to_string()), trailing.to_string())
-    } else if l.rest().is_empty() {
-        (Gap::Aligned, None, between.to_string())
-    } else {
+    l.skip_ws();
+    if !(l.rest().is_empty() || l.rest().starts_with("//")) {
         return Err(l.error(l.pos, l.token_at(l.pos), "the end of the instruction"));
-    };
-    let canonical = is_canonical(written, &inst, op, scope);
-    let layout = Layout {
-        indent,
-        written: (!canonical).then(|| (written.to_string(), inst.clone())),
-        gap,
-        comment,
-        trailing,
-    };
-    Ok(Some(ParsedLine {
-        inst,
-        layout,
-        positions,
-    }))
+    }
+    Ok(Some((end, op)))
 }
 
 /// `(P1)`, `(!P1)`, `(P1.any)`: the predicate field (research §3.1: `!` = bit 15).
@@ -787,9 +810,9 @@ fn strip_block_comment<'a>(line: &'a str, in_comment: &mut bool) -> &'a str {
 /// or a space) is ASCII letters, digits and `_`, starting with a letter, names no sampler op
 /// ([`sampler_op`]) and is a mnemonic IGC's assembler reads. A line of this kind is neither a
 /// label (its word has no `:`), nor a comment, nor predicated; so the one look-up answers for
-/// both. `false` sends a line the long way.
-pub fn is_other_instruction(text: &str) -> bool {
-    let body = text.trim_start().as_bytes();
+/// both. `false` sends a line the long way (also where the indentation is not ASCII).
+pub fn is_other_instruction(text: &[u8]) -> bool {
+    let body = trim_ascii_indent(text);
     if !body.first().is_some_and(u8::is_ascii_alphabetic) {
         return false;
     }
@@ -798,12 +821,35 @@ pub fn is_other_instruction(text: &str) -> bool {
         .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
         .unwrap_or(body.len());
     // `char::is_whitespace` on ASCII: what ends a word in `sampler_op` and `check_other_line`.
-    let ends = matches!(
-        body.get(len),
-        None | Some(b'.' | b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
-    );
-    let word = &text[text.len() - body.len()..][..len];
+    let ends = match body.get(len) {
+        None | Some(b'.') => true,
+        Some(&b) => is_ascii_space(b),
+    };
+    let word = std::str::from_utf8(&body[..len]).unwrap_or("");
     ends && tables::op_by_name(word).is_none() && tables::is_igc_mnemonic(word)
+}
+
+/// Whether [`check_other_line`] accepts line `text` outside a block comment, and the whole
+/// path keeps it as it is (an opaque line): blank, a directive (`.decl`, `.kernel`, ...), a
+/// `//` comment, or [`is_other_instruction`]. Read from the bytes: `false` sends a line the
+/// long way (also where the indentation is not ASCII).
+pub fn is_plain_line(text: &[u8]) -> bool {
+    match trim_ascii_indent(text) {
+        [] | [b'.', ..] | [b'/', b'/', ..] => true,
+        _ => is_other_instruction(text),
+    }
+}
+
+/// `char::is_whitespace` on an ASCII byte: space, and `\t` `\n` `\x0b` `\x0c` `\r`.
+pub(super) fn is_ascii_space(b: u8) -> bool {
+    b == b' ' || (b'\t'..=b'\r').contains(&b)
+}
+
+/// `text` without the ASCII whitespace it starts with (what `str::trim_start` takes off up to
+/// the first byte that is not ASCII).
+fn trim_ascii_indent(text: &[u8]) -> &[u8] {
+    let n = text.iter().take_while(|b| is_ascii_space(**b)).count();
+    &text[n..]
 }
 
 /// Checks a line that is not a sampler instruction: blank, a comment, a directive (`.decl`,

@@ -270,23 +270,21 @@ fn check_types(
 
 /// The parameters of `inst` the type rule constrains: (index, class, whether the slot is a
 /// `sample4_po` offset, which is D whatever the op's class).
-fn param_classes(
-    inst: &VisaInst,
-    op: &OpDesc,
+fn param_classes<'a>(
+    inst: &'a VisaInst,
+    op: &'a OpDesc,
     var_type: &dyn Fn(u32) -> Option<&'static TypeDesc>,
-) -> Vec<(usize, ParamClass, bool)> {
+) -> impl Iterator<Item = (usize, ParamClass, bool)> + 'a {
     let wide = super::lift::ms_form(inst, op, var_type) == Some(super::inst::MsForm::Word);
     let slots = op.param_order(wide);
-    (0..inst.params.len())
-        .filter_map(|i| {
-            let offset_slot = slots.get(i).is_some_and(|s| s.is_offset());
-            match op.opcode_desc().param_class {
-                _ if offset_slot => Some((i, ParamClass::Int, true)),
-                ParamClass::Any => None,
-                class => Some((i, class, false)),
-            }
-        })
-        .collect()
+    (0..inst.params.len()).filter_map(|i| {
+        let offset_slot = slots.get(i).is_some_and(|s| s.is_offset());
+        match op.opcode_desc().param_class {
+            _ if offset_slot => Some((i, ParamClass::Int, true)),
+            ParamClass::Any => None,
+            class => Some((i, class, false)),
+        }
+    })
 }
 
 /// Whether a variable of type `ty` may be a parameter of `class` (seeds: F or HF; D/UD or
@@ -311,7 +309,6 @@ pub fn param_retypes(
         return Vec::new();
     };
     param_classes(inst, op, var_type)
-        .into_iter()
         .filter_map(|(i, class, offset_slot)| {
             let pt = var_type(inst.params[i].var)?;
             let wanted = match class {
