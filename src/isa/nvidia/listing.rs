@@ -13,7 +13,7 @@ use super::binary::{opaque_texture, phase_of, program_sm};
 use super::control::{self, BUNDLE_WORDS};
 use super::inst::check_word_on;
 use super::stream::Recent;
-use super::table::Sm;
+use super::table::{table, Sm};
 use super::text::{
     is_texture_text, parse_inst, parse_inst_word, print_inst, printed_phase, write_inst, TextOut,
 };
@@ -455,10 +455,10 @@ impl Taken {
     }
 }
 
-/// Takes a texture line without parsing its text, when its text is exactly what
-/// [`write_inst`] prints for the word of its encoding comment (decoded for `sm`, with the
-/// phase the text spells), or when [`Taken`] took the word with this text before. `None`
-/// for any other line, which [`read_item`] then reads (and refuses, when it does).
+/// Takes a texture line that ends with its encoding comment without parsing its text, when
+/// the text is exactly what [`write_inst`] prints for the comment's word (decoded for `sm`,
+/// with the phase the text spells), or when [`Taken`] took the word with this text before.
+/// `None` for any other line, which [`read_item`] then reads (and refuses, when it does).
 ///
 /// What [`read_item`] reads from such a line, and so what the stream prints from it, step
 /// by step. The layout is [`split_tex_line`]'s (whose texture check holds: the text starts
@@ -478,6 +478,10 @@ impl Taken {
 /// A `.F16` instruction (kept as read), a `}` line whose comment is on the next line and any
 /// text that is not exactly the printed one are left to [`read_item`].
 fn accept_tex_line<'a>(line: &'a str, sm: Sm, taken: &mut Taken) -> Option<AcceptedTex<'a>> {
+    // Only lines that end with the encoding comment of a texture form are looked at: the
+    // other lines of a kernel's listing (headers, other instructions) are left at once.
+    let last = line.len().checked_sub(HEX_COMMENT_LEN)?;
+    table().form_index_of(hex_comment_at(line, last)?)?;
     // The text is checked to be an instruction's as printed, so it names a texture
     // instruction (`is_texture_text`).
     let tl = split_instruction_line(line)?;
