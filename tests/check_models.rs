@@ -396,3 +396,45 @@ fn dx_sample_agrees_with_visa_sample() {
     .unwrap();
     assert!(report.agrees(), "{report}");
 }
+
+/// fxc loads with a constant mip level set by an ALU instruction the translation keeps as a
+/// comment (`mov r0.zw, l(0,0,0,0)` before `ld`): the translation folds the constant (a
+/// zero-LOD load), and the check's source, which runs only texture and ALU instructions the
+/// translation translates, starts with the constant the left-out instruction set. Found by the
+/// `translate` fuzz target: the check disagreed on correct translations of such shaders.
+#[test]
+fn check_sees_the_constants_a_translation_folded() {
+    use texlate::translate::{check, translate, Options};
+    for level in [0, 1] {
+        let src = format!(
+            "ps_4_0\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_input_ps_siv linear noperspective v0.xy, position\ndcl_output o0.x\ndcl_temps 1\nftoi r0.xy, v0.xyxx\nmov r0.zw, l(0,0,0,{level})\nld r0.xyzw, r0.xyzw, t0.xyzw\nmov o0.x, r0.x\nret\n"
+        );
+        for to in [Isa::Nvidia, Isa::Visa] {
+            let o = Options::new(Isa::Dxbc, to);
+            let t = translate(src.as_bytes(), &o).unwrap();
+            let r = check(src.as_bytes(), &t, &o, 1).unwrap();
+            assert!(r.agrees(), "level {level} to {to:?}:\n{r}");
+        }
+    }
+    // The preset is what the source reads: an `ld` without the `mov`, against one whose
+    // level is set to 0, agrees in its LOD with level 0 preset and not with level 1.
+    let ld = "ps_4_0\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_temps 1\nld r0.xyzw, r0.xyzw, t0.xyzw\n";
+    let same = |r: Reg| Some(r);
+    for (level, agrees) in [(0u32, true), (1, false)] {
+        let preset: IndexMap<Reg, u32> = [(r_dx(0, 3), level)].into_iter().collect();
+        let zero = "ps_4_0\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_temps 1\nmov r0.w, l(0)\nld r0.xyzw, r0.xyzw, t0.xyzw\n";
+        let r = check::compare_preset(
+            Isa::Dxbc,
+            ld.as_bytes(),
+            Isa::Dxbc,
+            zero.as_bytes(),
+            &bindings(),
+            &same,
+            1,
+            &preset,
+        )
+        .unwrap();
+        let lod_agrees = r.to_string().lines().all(|l| !l.contains("lod:"));
+        assert_eq!(lod_agrees, agrees, "level {level}:\n{r}");
+    }
+}

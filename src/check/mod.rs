@@ -1855,13 +1855,41 @@ pub fn compare_with(
     map: &dyn Fn(Reg) -> Option<Reg>,
     seed: u64,
 ) -> Result<CheckReport, Error> {
+    compare_preset(
+        from,
+        source,
+        to,
+        target,
+        bindings,
+        map,
+        seed,
+        &IndexMap::new(),
+    )
+}
+
+/// [`compare_with`], the source's registers listed in `preset` starting with those values
+/// (the rest random): what the source's instructions the check does not run had set them to
+/// (`translate::check`: the constants a translation folded).
+#[allow(clippy::too_many_arguments)]
+pub fn compare_preset(
+    from: Isa,
+    source: &[u8],
+    to: Isa,
+    target: &[u8],
+    bindings: &Bindings,
+    map: &dyn Fn(Reg) -> Option<Reg>,
+    seed: u64,
+    preset: &IndexMap<Reg, u32>,
+) -> Result<CheckReport, Error> {
     let quad = |isa: Isa, p: &[u8]| -> Result<bool, Error> {
         Ok(isa == Isa::Nvidia && nvidia::uses_quad(p)?)
     };
     if quad(from, source)? || quad(to, target)? {
-        return compare_quad(from, source, to, target, bindings, map, seed);
+        return compare_quad(from, source, to, target, bindings, map, seed, preset);
     }
-    let src = run(from, source, InitialFile::random(seed), bindings)?;
+    let mut init = InitialFile::random(seed);
+    init.values.extend(preset);
+    let src = run(from, source, init, bindings)?;
     let mut tinit = InitialFile {
         values: IndexMap::new(),
         seed,
@@ -1908,6 +1936,7 @@ fn run_lanes(
 /// [`compare_with`] for programs with quad operations: four lanes, each from its own random
 /// source registers; the target's lane `l` must ask for each of its requests what the
 /// source asks in lane `l`, and leave lane `l`'s values in the source's registers.
+#[allow(clippy::too_many_arguments)]
 fn compare_quad(
     from: Isa,
     source: &[u8],
@@ -1916,9 +1945,10 @@ fn compare_quad(
     bindings: &Bindings,
     map: &dyn Fn(Reg) -> Option<Reg>,
     seed: u64,
+    preset: &IndexMap<Reg, u32>,
 ) -> Result<CheckReport, Error> {
     let sinits = [0, 1, 2, 3].map(|l| InitialFile {
-        values: IndexMap::new(),
+        values: preset.clone(),
         seed,
         salt: lane_salt(l),
     });

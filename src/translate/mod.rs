@@ -492,22 +492,43 @@ pub fn check(
     let text = codec(options.to)
         .print_text(&translation.program)
         .map_err(|e| read(options.to, e))?;
-    let source = texture_part(input, options).map_err(|e| read(options.from, e))?;
-    crate::check::compare(
+    let (source, preset) = texture_part(input, options).map_err(|e| read(options.from, e))?;
+    // An identity translation re-encodes as read: every register is itself.
+    let identity = options.from == options.to;
+    let map = |r: crate::ir::Reg| {
+        if identity {
+            Some(r)
+        } else {
+            translation.regmap.get(&r)
+        }
+    };
+    crate::check::compare_preset(
         options.from,
         source.as_bytes(),
         options.to,
         text.as_bytes(),
         &translation.bindings,
-        &translation.regmap,
+        &map,
         seed,
+        &preset,
     )
 }
 
-/// The source as text, with only its texture and ALU instructions and declarations.
-fn texture_part(input: &[u8], options: &Options) -> Result<String, Error> {
+/// The source as text, with only its texture and ALU instructions and declarations; and the
+/// values the instructions left out set registers to before the texture instructions read
+/// them (`Codec::constants`, what `fold_constants` folds: fxc's `mov r1.zw, l(0,0,0,0)`
+/// before an `ld`), for the check's source to start with. A register set to different
+/// constants before different texture instructions starts with the first.
+fn texture_part(
+    input: &[u8],
+    options: &Options,
+) -> Result<(String, indexmap::IndexMap<crate::ir::Reg, u32>), Error> {
     let c = codec(options.from);
     let program = crate::decode_with(options.from, input, options.read)?;
+    let mut preset = indexmap::IndexMap::new();
+    for (reg, bits) in c.constants(&program).into_iter().flatten() {
+        preset.entry(reg).or_insert(bits);
+    }
     let text = c.print_text(&program)?;
     let printed = c.parse_text(&text, options.read)?;
     let lines: Vec<&str> = text.lines().collect();
@@ -539,5 +560,5 @@ fn texture_part(input: &[u8], options: &Options) -> Result<String, Error> {
         }
         out.push('\n');
     }
-    Ok(out)
+    Ok((out, preset))
 }
