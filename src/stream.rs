@@ -167,11 +167,12 @@ pub(crate) struct Sink<'a> {
 }
 
 impl<'a> Sink<'a> {
-    /// A sink writing to `out`.
+    /// A sink writing to `out`. The buffer grows as text comes (to a chunk and a line at
+    /// most): a short input (most shaders) does not pay for a whole chunk.
     pub(crate) fn new(out: &'a mut dyn Write) -> Self {
         Sink {
             out,
-            buf: Vec::with_capacity(SINK_CHUNK + 1024),
+            buf: Vec::new(),
         }
     }
 

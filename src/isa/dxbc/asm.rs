@@ -11,7 +11,7 @@
 
 use crate::error::ParseError;
 
-use super::tables::{find_code, tables, RegisterTypeRow, Tables};
+use super::tables::{find_code, tables, OpInfo, RegisterTypeRow, Tables};
 use super::tokens::{
     Index, Instruction, Operand, Spare, EXT_OPERAND_MODIFIER, EXT_RESOURCE_DIM, EXT_RETURN_TYPE,
     INDEX_IMM32_RELATIVE, INDEX_RELATIVE, MAX_INDICES, NONUNIFORM_BIT, OPERAND_IMM32,
@@ -148,12 +148,15 @@ impl<'a> Cursor<'a> {
     fn unsigned(&mut self) -> Result<u32, ParseError> {
         self.ws();
         let start = self.pos;
-        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+        // Digits accumulated as they are read: none, or more than a `u32` holds, is no number.
+        let mut value = Some(0u32);
+        while let Some(c) = self.peek().filter(u8::is_ascii_digit) {
+            value = value.and_then(|v| v.checked_mul(10)?.checked_add(u32::from(c - b'0')));
             self.pos += 1;
         }
-        self.s[start..self.pos]
-            .parse()
-            .map_err(|_| self.err_at(start, "an unsigned integer"))
+        value
+            .filter(|_| self.pos > start)
+            .ok_or_else(|| self.err_at(start, "an unsigned integer"))
     }
 
     fn at_end(&mut self) -> bool {
@@ -166,7 +169,7 @@ impl<'a> Cursor<'a> {
 ///
 /// D3DDisassemble prints some negative floats with two minus signs (`--0.229850411`, a
 /// 3DMigoto listing in the corpus); they read as one.
-fn number_bits(text: &str, double: bool) -> Option<u64> {
+pub(super) fn number_bits(text: &str, double: bool) -> Option<u64> {
     let t = text.trim();
     let t = t
         .strip_prefix('-')
@@ -375,8 +378,9 @@ fn immediate_or_register(
         return Err(c.err_at(start, "at most three indices"));
     }
     // SM5.1 ranges: fxc writes `T0[0:*]`, Wine `t0[0:*]` (three indices in a declaration).
-    let uses_range = (!row.4.is_empty() && name == row.4)
-        || (slot == Slot::Decl && op.indices.len() == MAX_INDICES);
+    // (What only a declaration asks.)
+    let uses_range = slot == Slot::Decl
+        && ((!row.4.is_empty() && name == row.4) || op.indices.len() == MAX_INDICES);
     if c.peek() == Some(b'.') {
         c.pos += 1;
         let letters = letters(c)?;
@@ -552,6 +556,10 @@ pub fn instruction(text: &str, at: LinePos) -> Result<Instruction, ParseError> {
 fn precise_mark(c: &mut Cursor) -> Result<Option<u32>, ParseError> {
     let save = c.pos;
     c.ws();
+    if c.peek() != Some(b'[') {
+        c.pos = save;
+        return Ok(None);
+    }
     let rest = &c.s[c.pos..];
     if rest.starts_with("[precise]") {
         c.pos += "[precise]".len();
@@ -637,6 +645,61 @@ fn instruction_into(
         groups: mnemonic_groups,
         ..
     } = store;
+    let (opcode, info, controls) = opcode_controls(t, &c, full_name)?;
+    // As `instr.reset(opcode, spare)`, but the operands of the line before stay where they
+    // are, to be parsed over (moving them costs more than parsing some lines).
+    instr.opcode = opcode;
+    instr.extended.clear();
+    instr.words.clear();
+    instr.controls = controls | precise << PRECISE_SHIFT;
+    groups(t, &c, mnemonic_groups, instr)?;
+    // The operands, each up to a `,` or the end of the line, read in one pass. An operand
+    // read whole is balanced (its brackets close, its commas are inside `l(...)`), so the
+    // comma after it is one at the top level.
+    let dst_count = info.dst_types.len();
+    let mut count = 0;
+    if !c.at_end() {
+        loop {
+            let slot = if count < dst_count {
+                Slot::Dst
+            } else {
+                Slot::Src
+            };
+            if count == instr.operands.len() {
+                instr.operands.push(spare.operand());
+            }
+            operand(t, &mut c, slot, 0, &mut instr.operands[count], spare)?;
+            count += 1;
+            if c.at_end() {
+                break;
+            }
+            if c.peek() != Some(b',') {
+                return Err(c.err("`,` or the end of the line"));
+            }
+            c.pos += 1;
+        }
+    }
+    spare.give_back(&mut instr.operands, count);
+    Ok(())
+}
+
+/// The opcode and table row of the instruction mnemonic `name` (not a declaration's) when
+/// the parser reads it without error ([`opcode_controls`]).
+pub(super) fn instruction_opcode(name: &str) -> Option<(u16, &'static OpInfo)> {
+    let at = LinePos { line: 1, column: 1 };
+    opcode_controls(tables(), &Cursor::new(name, at), name)
+        .ok()
+        .map(|(opcode, info, _)| (opcode, info))
+}
+
+/// The opcode an instruction mnemonic `full_name` names (its `_sat`, `_nz`, `_uint` ...
+/// suffixes and `sync` flags stripped), its table row, and the controls the suffixes set;
+/// errors at the line's first byte (`c`).
+fn opcode_controls<'t>(
+    t: &'t Tables,
+    c: &Cursor,
+    full_name: &str,
+) -> Result<(u16, &'t OpInfo, u32), ParseError> {
     let mut name = full_name;
     let (mut controls, mut sat, mut test, mut ret_kind) = (0u32, false, None, 0u32);
     let mut sync = 0u32;
@@ -681,15 +744,9 @@ fn instruction_into(
     let info = t
         .op(opcode)
         .ok_or_else(|| c.err_at(0, unknown_mnemonic(t, full_name)))?;
-    // As `instr.reset(opcode, spare)`, but the operands of the line before stay where they
-    // are, to be parsed over (moving them costs more than parsing some lines).
-    instr.opcode = opcode;
-    instr.extended.clear();
-    instr.words.clear();
     if sat {
         controls |= 4;
     }
-    controls |= precise << PRECISE_SHIFT;
     match (test, t.codes.conditional.contains(&opcode)) {
         (Some(true), true) => controls |= 0x80,
         (Some(false), true) => {}
@@ -706,30 +763,7 @@ fn instruction_into(
     } else if ret_kind != 0 {
         return Err(c.err_at(0, "`_uint` only on resinfo and sampleinfo"));
     }
-    instr.controls = controls;
-    groups(t, &c, mnemonic_groups, instr)?;
-    let dst_count = info.dst_types.len();
-    let mut count = 0;
-    if !c.at_end() {
-        let rest_at = c.pos;
-        let rest = &text[rest_at..];
-        for (i, (off, part)) in TopParts::new(rest).enumerate() {
-            let mut oc = Cursor::new(text, at);
-            oc.pos = rest_at + off;
-            let slot = if i < dst_count { Slot::Dst } else { Slot::Src };
-            if i == instr.operands.len() {
-                instr.operands.push(spare.operand());
-            }
-            operand(t, &mut oc, slot, 0, &mut instr.operands[i], spare)?;
-            oc.ws();
-            if oc.pos != rest_at + off + part.len() {
-                return Err(oc.err("`,` or the end of the line"));
-            }
-            count = i + 1;
-        }
-    }
-    spare.give_back(&mut instr.operands, count);
-    Ok(())
+    Ok((opcode, info, controls))
 }
 
 /// The `(u,v,w)`, `(dim[, stride=N])` and `(types)` groups after a mnemonic, in any order.

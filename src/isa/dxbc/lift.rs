@@ -21,7 +21,7 @@ use crate::ir::{
 };
 
 use super::tables::{tables, LodRule, Role};
-use super::tokens::{Instruction, Operand, OPERAND_IMM32, OPERAND_IMM64};
+use super::tokens::{Instruction, Operand, Walked, OPERAND_IMM32, OPERAND_IMM64};
 use super::DxbcExtras;
 
 /// What the declarations say about one resource register.
@@ -315,18 +315,24 @@ fn lanes(op: &Operand) -> usize {
     }
 }
 
-/// Whether an instruction with `opcode` may lift: [`lifts`] is false for every other.
-pub fn may_lift(opcode: u16) -> bool {
-    tables().op(opcode).is_some_and(|o| o.tex.is_some())
-}
-
 /// Whether [`lift`] makes a texture instruction of `instr`, whatever the declarations: a
 /// texture opcode with one operand per role of its table row, the roles its LOD rule reads
 /// among them, and not a size or sample query of a UAV (`resinfo u0` stays an opaque item:
 /// its `u#` slot is not a texture's `t#`).
 pub fn lifts(instr: &Instruction) -> bool {
+    lifts_shape(instr.opcode, instr.operands.len(), |i| instr.operands[i].ty)
+}
+
+/// [`lifts`] of an instruction a token-stream walk checked without decoding it.
+pub fn lifts_walked(w: &Walked) -> bool {
+    w.texture && lifts_shape(w.opcode, w.operands, |i| w.types[i])
+}
+
+/// [`lifts`] of an instruction with `opcode` and `operands` operands, `ty(i)` the register
+/// file of operand `i` (asked only for an operand it has, of a texture instruction).
+fn lifts_shape(opcode: u16, operands: usize, ty: impl Fn(usize) -> u8) -> bool {
     let t = tables();
-    let Some(tex) = t.op(instr.opcode).and_then(|o| o.tex.as_ref()) else {
+    let Some(tex) = t.op(opcode).and_then(|o| o.tex.as_ref()) else {
         return false;
     };
     let at = |r: Role| tex.roles.iter().position(|x| *x == r);
@@ -340,12 +346,10 @@ pub fn lifts(instr: &Instruction) -> bool {
     let (Some(res), Some(_)) = (at(Role::Resource), at(Role::Dst)) else {
         return false;
     };
-    if instr.operands.len() != tex.roles.len() || !lod_roles {
+    if operands != tex.roles.len() || !lod_roles {
         return false;
     }
-    let uav = t
-        .register_type(instr.operands[res].ty)
-        .is_some_and(|r| r.1 == "u");
+    let uav = t.register_type(ty(res)).is_some_and(|r| r.1 == "u");
     !(uav
         && matches!(
             tex.op,

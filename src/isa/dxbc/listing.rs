@@ -28,7 +28,8 @@ pub struct Items<'a> {
     next: Option<usize>,
     line: u32,
     offset: usize,
-    has_profile: bool,
+    /// Where the profile line starts and its version token, when the listing has one.
+    profile: Option<(usize, u32)>,
     /// The version token of the profile line, once read.
     pub version: Option<u32>,
 }
@@ -42,30 +43,35 @@ const BRACES: [i8; 256] = {
     t
 };
 
-/// The line of `src` at byte `at`, where the one after it starts, and the braces it opens
-/// minus those it closes (one pass over its bytes). A final line terminator ends the last
-/// line (no empty line after it); an empty input is one empty line.
-fn line_at(src: &str, at: usize) -> (&str, Option<usize>, i64) {
-    let mut depth = 0i64;
-    for (n, b) in src.as_bytes()[at..].iter().enumerate() {
-        if *b == b'\n' {
+/// The line of `src` at byte `at` and where the one after it starts. A final line
+/// terminator ends the last line (no empty line after it); an empty input is one empty
+/// line.
+fn line_at(src: &str, at: usize) -> (&str, Option<usize>) {
+    match memchr::memchr(b'\n', &src.as_bytes()[at..]) {
+        Some(n) => {
             let next = at + n + 1;
-            return (&src[at..at + n], (next < src.len()).then_some(next), depth);
+            (&src[at..at + n], (next < src.len()).then_some(next))
         }
-        depth += i64::from(BRACES[usize::from(*b)]);
+        None => (&src[at..], None),
     }
-    (&src[at..], None, depth)
+}
+
+/// The braces `line` opens minus those it closes.
+fn depth(line: &str) -> i64 {
+    line.bytes()
+        .map(|b| i64::from(BRACES[usize::from(b)]))
+        .sum()
 }
 
 impl<'a> Items<'a> {
     /// The items of `src`.
     pub fn new(src: &'a str) -> Self {
-        let mut has_profile = false;
+        let mut profile = None;
         let mut next = Some(0);
         while let Some(at) = next {
-            let (line, after, _) = line_at(src, at);
-            if super::profile_version(line).is_some() {
-                has_profile = true;
+            let (line, after) = line_at(src, at);
+            if let Some(version) = super::profile_version(line) {
+                profile = Some((at, version));
                 break;
             }
             next = after;
@@ -75,7 +81,7 @@ impl<'a> Items<'a> {
             next: Some(0),
             line: 0,
             offset: 0,
-            has_profile,
+            profile,
             version: None,
         }
     }
@@ -91,35 +97,41 @@ impl<'a> Iterator for Items<'a> {
 
     fn next(&mut self) -> Option<Item<'a>> {
         let start = self.next?;
-        let (line, mut after, depth) = line_at(self.src, start);
+        let (line, mut after) = line_at(self.src, start);
         self.line += 1;
         let span = Span {
             offset: self.offset,
             line: self.line,
             column: 1,
         };
-        let trimmed = line.trim();
-        let in_code = self.version.is_some() || !self.has_profile;
+        // Most lines start with what is not whitespace (checked for ASCII at once).
+        let trimmed = match line.as_bytes().first() {
+            Some(&b) if b.is_ascii() && !char::from(b).is_whitespace() => line,
+            _ => line.trim_start(),
+        };
         let mut end = start + line.len();
         let mut code = None;
-        if self.version.is_none() && self.has_profile {
-            self.version = super::profile_version(line);
-        } else if in_code
-            && !trimmed.is_empty()
-            && !trimmed.starts_with("//")
-            && !trimmed.starts_with("#line")
+        if let (None, Some((at, version))) = (self.version, self.profile) {
+            if at == start {
+                self.version = Some(version);
+            }
+        } else if !trimmed.is_empty() && !trimmed.starts_with("//") && !trimmed.starts_with("#line")
         {
-            // An immediate constant buffer continues until its braces balance.
-            let mut open = depth;
+            // An immediate constant buffer continues until its braces balance (a line
+            // without `{` opens none).
+            let mut open = match memchr::memchr(b'{', line.as_bytes()) {
+                Some(_) => depth(line),
+                None => 0,
+            };
             while open > 0 {
                 let Some(at) = after else { break };
-                let (more, rest, depth) = line_at(self.src, at);
+                let (more, rest) = line_at(self.src, at);
                 self.line += 1;
                 end = at + more.len();
-                open += depth;
+                open += depth(more);
                 after = rest;
             }
-            code = Some(line.len() - line.trim_start().len());
+            code = Some(line.len() - trimmed.len());
         }
         self.next = after;
         let text = &self.src[start..end];

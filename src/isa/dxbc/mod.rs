@@ -13,6 +13,7 @@
 //! declaration and listing line is an [`crate::ir::Opaque`] item holding its dwords (binary
 //! input) or its text (listing input).
 
+mod accept;
 mod asm;
 mod assemble;
 mod constants;
@@ -530,15 +531,9 @@ fn record_declarations(program: &mut Program, decls: &Decls) {
 /// A line without its trailing `// comment` and whitespace.
 fn code_part(line: &str) -> &str {
     let bytes = line.as_bytes();
-    let mut comment = bytes.len();
-    let mut from = 0;
-    while let Some(slash) = bytes[from..].iter().position(|&b| b == b'/') {
-        if bytes.get(from + slash + 1) == Some(&b'/') {
-            comment = from + slash;
-            break;
-        }
-        from += slash + 1;
-    }
+    let comment = memchr::memchr_iter(b'/', bytes)
+        .find(|&i| bytes.get(i + 1) == Some(&b'/'))
+        .unwrap_or(bytes.len());
     line[..comment].trim_end()
 }
 
@@ -577,7 +572,7 @@ fn parse_text_items(src: &str) -> Result<Program, Error> {
     for item in items.by_ref() {
         let mut bytes = Vec::new();
         if let Some(indent) = item.code {
-            let (instr, at, code) = assemble_line(&mut parser, &item, indent, &mut words)?;
+            let (instr, at, code) = assemble_line(&mut parser, &item, indent, Some(&mut words))?;
             decls.add(instr);
             let line_text = LineText {
                 indent: item.text[..indent].to_string(),
@@ -618,13 +613,14 @@ fn parse_text_items(src: &str) -> Result<Program, Error> {
 
 /// The instruction or declaration of a listing item that is code (`indent` bytes into its
 /// text), parsed by `parser` (into its storage), where it starts, and its text without
-/// indentation and trailing comment; `words` receives its dwords. Errors: the parser's
-/// (line and column), or an instruction with no encoding (validation, at the item).
+/// indentation and trailing comment; `words`, when given, receives its dwords, otherwise
+/// only their length is checked (the same errors). Errors: the parser's (line and
+/// column), or an instruction with no encoding (validation, at the item).
 fn assemble_line<'a, 'p>(
     parser: &'p mut asm::Parser,
     item: &listing::Item<'a>,
     indent: usize,
-    words: &mut Vec<u32>,
+    words: Option<&mut Vec<u32>>,
 ) -> Result<(&'p Instruction, asm::LinePos, &'a str), Error> {
     let at = asm::LinePos {
         line: item.span.line,
@@ -632,10 +628,14 @@ fn assemble_line<'a, 'p>(
     };
     let code = code_part(&item.text[indent..]);
     let instr = parser.line(code, at).map_err(Error::Parse)?;
-    words.clear();
-    instr
-        .encode(words)
-        .map_err(|e| validation(item.span, "dxbc-encode", e))?;
+    let encodes = match words {
+        Some(words) => {
+            words.clear();
+            instr.encode(words)
+        }
+        None => instr.encoded_len().map(drop),
+    };
+    encodes.map_err(|e| validation(item.span, "dxbc-encode", e))?;
     Ok((instr, at, code))
 }
 

@@ -13,16 +13,19 @@
 //!
 //! The identity transcode streams too ([`transcode`]):
 //! - binary → binary writes the input as it is, once every check of decoding has passed
-//!   (the decoder's own walk, storing nothing but what may be a texture instruction, to be
-//!   counted: [`tokens::Instructions::check_next`]): a
+//!   (the decoder's own walk, storing nothing: [`tokens::Instructions::check_next`], which
+//!   also sees what counting texture instructions asks, [`lift::lifts_walked`]): a
 //!   decoded instruction keeps every bit and re-encodes to its own dwords, an accepted
 //!   container has its chunks back to back with a valid checksum, so decode then encode
 //!   writes exactly the input (`tests/stream.rs` compares the two on mutated inputs);
 //! - binary → text is [`print_binary`];
-//! - text → text walks the listing item by item ([`super::listing::Items`]), parsing and
-//!   encoding each instruction line as [`super::parse_text`] does (its errors, in its order)
-//!   and printing it back as [`super::print_text`] does: every line as it was read, except
-//!   a texture instruction, printed from its tokens between the line's indentation and
+//! - text → text walks the listing item by item ([`super::listing::Items`]), parsing each
+//!   instruction line and checking that it encodes as [`super::parse_text`] does (its
+//!   errors, in its order: [`Instruction::encoded_len`](tokens::Instruction::encoded_len)
+//!   fails exactly when encoding does; a plain instruction line, [`accept::plain`], is
+//!   not parsed into tokens) and printing it back as [`super::print_text`] does: every
+//!   line as it was read, except a texture instruction, printed from its tokens between
+//!   the line's indentation and
 //!   trailing text. `print_text` lifts it again against the declarations it was parsed
 //!   with (they decode back from their dwords as parsed), so the IR is unchanged and
 //!   `emit_inst` keeps the parsed instruction: the one printed here.
@@ -30,7 +33,9 @@
 //! [`Stats::items`] counts token instructions and declarations (binary input) or listing
 //! items (text input).
 
-use super::{asm, assemble_line, container, decode_error, disasm, lift, listing, tokens};
+use super::{
+    accept, asm, assemble_line, code_part, container, decode_error, disasm, lift, listing, tokens,
+};
 use crate::error::Error;
 use crate::ir::Isa;
 use crate::stream::{read_all, transcode_whole, write_whole, Input, Stats, StreamError};
@@ -52,7 +57,8 @@ fn token_words(bytes: &[u8]) -> Result<(Vec<u32>, usize), Error> {
 
 /// Decodes `bytes` as [`super::decode_binary`] does, with the same errors, calling
 /// `version` with the version token and then `each` with every instruction in order whose
-/// opcode `keep` keeps, each with `state`; the others are only checked.
+/// opcode `keep` keeps, each with `state`; the others are only checked. Texture
+/// instructions are counted either way.
 fn decode_each<S>(
     bytes: &[u8],
     state: &mut S,
@@ -66,10 +72,14 @@ fn decode_each<S>(
     let mut stats = Stats::default();
     while let Some(next) = instrs.check_next(&keep) {
         stats.items += 1;
-        if let Some(instr) = next.map_err(decode_error)? {
-            each(state, instr);
-            stats.texture += u64::from(lift::lifts(instr));
-        }
+        let lifts = match next.map_err(decode_error)? {
+            tokens::Checked::Decoded(instr) => {
+                each(state, instr);
+                lift::lifts(instr)
+            }
+            tokens::Checked::Walked(walked) => lift::lifts_walked(&walked),
+        };
+        stats.texture += u64::from(lifts);
     }
     Ok(stats)
 }
@@ -95,33 +105,38 @@ pub(super) fn print_binary(bytes: &[u8], out: &mut String) -> Result<Stats, Erro
 }
 
 /// Appends to `out` what [`super::parse_text`] then [`super::print_text`] give for the
-/// listing `src`, item by item.
+/// listing `src`, item by item: every line as it was read (runs of them copied at once)
+/// except texture instructions, printed from their tokens between indentation and
+/// trailing text. A plain instruction line ([`accept::plain`]) is copied unparsed; the
+/// others are parsed and only checked to encode, not encoded.
 pub(super) fn print_listing(src: &str, out: &mut String) -> Result<Stats, Error> {
     let mut items = listing::Items::new(src);
-    let mut words = Vec::new();
     let mut parser = asm::Parser::default();
     let mut stats = Stats::default();
+    // `src[copied..]` is still to be written.
+    let mut copied = 0;
     for item in items.by_ref() {
         stats.items += 1;
-        match item.code {
-            Some(indent) => {
-                let (instr, _, code) = assemble_line(&mut parser, &item, indent, &mut words)?;
-                if lift::lifts(instr) {
-                    stats.texture += 1;
-                    out.push_str(&item.text[..indent]);
-                    disasm::push_instruction(out, instr);
-                    out.push_str(&item.text[indent + code.len()..]);
-                } else {
-                    out.push_str(item.text);
-                }
-            }
-            None => out.push_str(item.text),
+        let Some(indent) = item.code else { continue };
+        if accept::plain(code_part(&item.text[indent..])) {
+            debug_assert!(
+                assemble_line(&mut parser, &item, indent, None)
+                    .is_ok_and(|(i, ..)| !lift::lifts(i)),
+                "line {}: accepted as plain but the parser says otherwise",
+                item.span.line
+            );
+            continue;
         }
-        out.push('\n');
+        let (instr, _, code) = assemble_line(&mut parser, &item, indent, None)?;
+        if lift::lifts(instr) {
+            stats.texture += 1;
+            let at = item.span.offset + indent;
+            out.push_str(&src[copied..at]);
+            disasm::push_instruction(out, instr);
+            copied = at + code.len();
+        }
     }
-    if !items.final_newline() {
-        out.pop();
-    }
+    out.push_str(&src[copied..]);
     Ok(stats)
 }
 
@@ -156,8 +171,8 @@ pub(super) fn transcode(
     let mut text = String::new();
     let stats = match (binary, emit) {
         (true, Form::Binary) => {
-            // Only what may be a texture instruction is decoded whole, to be counted.
-            let stats = decode_each(&bytes, &mut (), |_, _| {}, lift::may_lift, |_, _| {})?;
+            // Nothing is decoded whole: the walk sees enough to count texture instructions.
+            let stats = decode_each(&bytes, &mut (), |_, _| {}, |_| false, |_, _| {})?;
             write_whole(out, &bytes)?;
             return Ok(stats);
         }

@@ -86,6 +86,16 @@ pub enum Layout {
     Raw,
 }
 
+/// What decoding an opcode's instructions needs of its [`OpInfo`], packed small: looked up
+/// for every instruction of a token stream ([`Tables::shape`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpShape {
+    /// [`OpInfo::layout`]; [`Layout::Raw`] for an opcode the table does not know.
+    pub layout: Layout,
+    /// The number of operand roles of a texture instruction ([`TexInfo::roles`]).
+    pub roles: Option<u8>,
+}
+
 /// The LOD rule of a texture instruction (`[[tex]].lod`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LodRule {
@@ -185,12 +195,17 @@ pub struct Tables {
     pub codes: Codes,
     /// Opcode entries indexed by opcode number (looked up for every instruction).
     pub ops: Vec<Option<OpInfo>>,
+    /// [`Tables::shape`] of every opcode of `ops`.
+    shapes: Vec<OpShape>,
     pub by_name: HashMap<String, u16>,
     pub dims: Vec<DimInfo>,
     /// [`Tables::opcode_named`] of every name it knows, hashed once.
     mnemonics: Names<u16>,
     /// [`Tables::register_named`] of every name it knows (an index into `register_types`).
     registers: Names<usize>,
+    /// [`Tables::registers`] of the one-byte names (`r`, `v`, `o` ...: most operands) by
+    /// their byte: the row plus one, 0 = none.
+    one_byte_registers: [u16; 256],
 }
 
 fn role(name: &str) -> Role {
@@ -285,6 +300,11 @@ impl Tables {
             let code = *by_name.get(&t.mnemonic).unwrap_or_else(|| {
                 panic!("mappings/dxbc.toml: [[tex]] `{}` has no opcode", t.mnemonic)
             });
+            assert!(
+                t.operands.len() <= super::tokens::WALKED_TYPES,
+                "mappings/dxbc.toml: [[tex]] `{}` has more operands than a walk records",
+                t.mnemonic
+            );
             let info = TexInfo {
                 opcode: code,
                 op: tex_op(&t.ir),
@@ -339,14 +359,25 @@ impl Tables {
             sampler: ty("s"),
             imm32: ty("l"),
         };
+        let shapes = ops
+            .iter()
+            .map(|o| OpShape {
+                layout: o.as_ref().map_or(Layout::Raw, |o| o.layout),
+                roles: o.as_ref().and_then(|o| o.tex.as_ref()).map(|t| {
+                    u8::try_from(t.roles.len()).expect("a texture instruction's roles fit u8")
+                }),
+            })
+            .collect();
         let mut t = Tables {
             file,
             codes,
             ops,
+            shapes,
             by_name,
             dims,
             mnemonics: Names::new(std::iter::empty()),
             registers: Names::new(std::iter::empty()),
+            one_byte_registers: [0; 256],
         };
         // Every name that either look-up knows is one of these, so the maps answer as
         // the scans do for every name.
@@ -369,6 +400,12 @@ impl Tables {
                 .collect::<Vec<_>>()
                 .into_iter(),
         );
+        for (b, slot) in t.one_byte_registers.iter_mut().enumerate() {
+            let row = registers
+                .get(&[b as u8])
+                .map_or(Some(0), |r| u16::try_from(r + 1).ok());
+            *slot = row.expect("register rows fit 16 bits");
+        }
         t.mnemonics = mnemonics;
         t.registers = registers;
         t
@@ -382,6 +419,17 @@ impl Tables {
     /// The entry of `opcode`, when it is a known SM4/SM5 opcode.
     pub fn op(&self, opcode: u16) -> Option<&OpInfo> {
         self.ops.get(usize::from(opcode)).and_then(Option::as_ref)
+    }
+
+    /// What decoding instructions with `opcode` needs of its entry ([`OpShape`]).
+    pub fn shape(&self, opcode: u16) -> OpShape {
+        self.shapes
+            .get(usize::from(opcode))
+            .copied()
+            .unwrap_or(OpShape {
+                layout: Layout::Raw,
+                roles: None,
+            })
     }
 
     /// The opcode spelled `name` (fxc spelling or a Wine alias).
@@ -436,7 +484,10 @@ impl Tables {
     /// The register file (not an immediate) spelled `name`: the first row whose prefix is
     /// `name`'s fxc spelling ([`Tables::fxc_word`]) or whose SM5.1 prefix is `name`.
     pub fn register_named(&self, name: &str) -> Option<&RegisterTypeRow> {
-        let row = *self.registers.get(name.as_bytes())?;
+        let row = match name.as_bytes() {
+            [b] => usize::from(self.one_byte_registers[usize::from(*b)]).checked_sub(1)?,
+            bytes => *self.registers.get(bytes)?,
+        };
         self.file.register_types.get(row)
     }
 

@@ -11,7 +11,7 @@
 
 use crate::error::DecodeError;
 
-use super::tables::{tables, Layout};
+use super::tables::{tables, Layout, OpShape};
 
 /// `customdata` (immediate constant buffers, comments): its length is the next dword.
 pub const OP_CUSTOMDATA: u16 = 53;
@@ -194,32 +194,133 @@ impl Operand {
             | u32::from(!self.extended.is_empty()) << 31
     }
 
-    /// Appends the operand's dwords. The token has [`MAX_INDICES`] index slots; an operand
-    /// with more has no encoding.
-    pub fn encode(&self, out: &mut Vec<u32>) -> Result<(), String> {
+    /// The number of dwords [`Operand::encode`] appends, or why the operand has none: the
+    /// token has [`MAX_INDICES`] index slots.
+    pub fn encoded_len(&self) -> Result<usize, String> {
         if self.indices.len() > MAX_INDICES {
             return Err(format!(
                 "an operand has {} indices; the operand token holds {MAX_INDICES}",
                 self.indices.len()
             ));
         }
+        let mut len = 1 + self.extended.len() + self.imm.len();
+        for idx in &self.indices {
+            len += index_dwords(idx.repr);
+            if let Some(rel) = &idx.rel {
+                len += rel.encoded_len()?;
+            }
+        }
+        Ok(len)
+    }
+
+    /// Appends the operand's dwords; the errors of [`Operand::encoded_len`].
+    pub fn encode(&self, out: &mut Vec<u32>) -> Result<(), String> {
+        self.encoded_len()?;
+        self.push_words(out);
+        Ok(())
+    }
+
+    /// Appends the dwords of an operand [`Operand::encoded_len`] accepts.
+    fn push_words(&self, out: &mut Vec<u32>) {
         out.push(self.token());
         push_chain(out, &self.extended);
         out.extend_from_slice(&self.imm);
         for idx in &self.indices {
-            match idx.repr {
-                INDEX_IMM32 | INDEX_IMM32_RELATIVE => out.push(idx.imm as u32),
-                INDEX_IMM64 | INDEX_IMM64_RELATIVE => {
+            match index_dwords(idx.repr) {
+                1 => out.push(idx.imm as u32),
+                2 => {
                     out.push((idx.imm >> 32) as u32);
                     out.push(idx.imm as u32);
                 }
                 _ => {}
             }
             if let Some(rel) = &idx.rel {
-                rel.encode(out)?;
+                rel.push_words(out);
             }
         }
-        Ok(())
+    }
+}
+
+/// Where the operand at `at` in `words` ends when it is plain (no extended token, no
+/// relative index: most operands) and [`Reader::operand`] accepts it: it ends by `end`,
+/// its immediates and index representations are defined. `None` for any other operand,
+/// which the full walk then reads (or refuses, with its error).
+#[inline(always)]
+fn plain_operand_end(words: &[u32], at: usize, end: usize) -> Option<usize> {
+    let token = *words.get(at).filter(|_| at < end)?;
+    let immediates = IMMEDIATE_DWORDS[usize::from(operand_type(token)) << 2 | (token & 3) as usize];
+    let indices = IMMEDIATE_INDEX_DWORDS[(token >> 20 & 0x7ff) as usize];
+    if token & 0x8000_0000 != 0 || immediates == NOT_PLAIN || indices == NOT_PLAIN {
+        return None;
+    }
+    let next = at + 1 + usize::from(immediates) + usize::from(indices);
+    (next <= end).then_some(next)
+}
+
+/// A [`IMMEDIATE_DWORDS`] or [`IMMEDIATE_INDEX_DWORDS`] entry: the operand is not plain.
+const NOT_PLAIN: u8 = u8::MAX;
+
+/// [`immediate_dwords`] of every operand token by its bits `[19:12]` and `[1:0]`
+/// (register file and component count: `ty << 2 | num_components`), [`NOT_PLAIN`] for
+/// `None`: one load per operand in the check walk.
+static IMMEDIATE_DWORDS: [u8; 1 << 10] = {
+    let mut table = [NOT_PLAIN; 1 << 10];
+    let mut key = 0;
+    while key < table.len() {
+        if let Some(n) = immediate_dwords((key >> 2) as u8, (key & 3) as u8) {
+            table[key] = n as u8;
+        }
+        key += 1;
+    }
+    table
+};
+
+/// The dwords of an operand's indices by its token's bits `[30:20]` (index count, then
+/// the three representations) when each index it has is an immediate (32 or 64 bits),
+/// [`NOT_PLAIN`] when one is relative or undefined.
+static IMMEDIATE_INDEX_DWORDS: [u8; 1 << 11] = {
+    let mut table = [0u8; 1 << 11];
+    let mut key = 0;
+    while key < table.len() {
+        let mut d = 0;
+        while d < key & 3 {
+            let repr = (key >> (2 + 3 * d) & 7) as u8;
+            if repr == INDEX_IMM32 || repr == INDEX_IMM64 {
+                table[key] += index_dwords(repr) as u8;
+            } else {
+                table[key] = NOT_PLAIN;
+                break;
+            }
+            d += 1;
+        }
+        key += 1;
+    }
+    table
+};
+
+/// The immediate dwords after an operand token of register file `ty` with component
+/// count field `num_components`: 1 or 4 for `l(...)`, 2 or 4 for `d(...)` (a
+/// four-component double immediate holds two doubles, xy and zw), none for a register;
+/// `None` for an immediate of N components, which has no defined size.
+const fn immediate_dwords(ty: u8, num_components: u8) -> Option<usize> {
+    match (ty, num_components) {
+        (OPERAND_IMM32, 0) | (OPERAND_IMM64, 0) => Some(0),
+        (OPERAND_IMM32, 1) => Some(1),
+        (OPERAND_IMM32, 2) => Some(4),
+        (OPERAND_IMM64, 1) => Some(2),
+        (OPERAND_IMM64, 2) => Some(4),
+        (OPERAND_IMM32 | OPERAND_IMM64, _) => None,
+        _ => Some(0),
+    }
+}
+
+/// The dwords an index of representation `repr` holds after its operand token: its
+/// immediate (one dword, or two for 64 bits, high first); a relative operand follows.
+const fn index_dwords(repr: u8) -> usize {
+    match repr {
+        INDEX_IMM32 | INDEX_IMM32_RELATIVE => 1,
+        INDEX_IMM64 | INDEX_IMM64_RELATIVE => 2,
+        _ => 0,
     }
 }
 
@@ -332,33 +433,48 @@ impl Instruction {
         self.opcode != OP_CUSTOMDATA && self.controls & 0x4 != 0
     }
 
-    /// The instruction's dwords.
-    pub fn encode(&self, out: &mut Vec<u32>) -> Result<(), String> {
-        let start = out.len();
-        out.push(0);
+    /// The number of dwords [`Instruction::encode`] writes, or why the instruction has
+    /// none: an operand with too many indices, or a length its field cannot hold (7 bits;
+    /// `customdata`: the dword after its token).
+    pub fn encoded_len(&self) -> Result<usize, String> {
         if self.opcode == OP_CUSTOMDATA {
-            out.push(0);
-            out.extend_from_slice(&self.words);
-            let len = out.len() - start;
-            out[start] = u32::from(OP_CUSTOMDATA) | self.controls << 11;
-            out[start + 1] = u32::try_from(len).map_err(|_| "customdata too long".to_string())?;
-            return Ok(());
+            let len = 2 + self.words.len();
+            u32::try_from(len).map_err(|_| "customdata too long".to_string())?;
+            return Ok(len);
         }
-        push_chain(out, &self.extended);
+        let mut len = 1 + self.extended.len() + self.words.len();
         for op in &self.operands {
-            op.encode(out)?;
+            len += op.encoded_len()?;
         }
-        out.extend_from_slice(&self.words);
-        let len = out.len() - start;
         if len > 127 {
             return Err(format!(
                 "instruction is {len} dwords long; the length field holds at most 127"
             ));
         }
-        out[start] = u32::from(self.opcode & 0x7ff)
-            | (self.controls & 0x1fff) << 11
-            | (len as u32) << 24
-            | u32::from(!self.extended.is_empty()) << 31;
+        Ok(len)
+    }
+
+    /// The instruction's dwords; the errors of [`Instruction::encoded_len`].
+    pub fn encode(&self, out: &mut Vec<u32>) -> Result<(), String> {
+        let len = self.encoded_len()?;
+        if self.opcode == OP_CUSTOMDATA {
+            out.push(u32::from(OP_CUSTOMDATA) | self.controls << 11);
+            out.push(len as u32);
+            out.extend_from_slice(&self.words);
+            return Ok(());
+        }
+        out.reserve(len);
+        out.push(
+            u32::from(self.opcode & 0x7ff)
+                | (self.controls & 0x1fff) << 11
+                | (len as u32) << 24
+                | u32::from(!self.extended.is_empty()) << 31,
+        );
+        push_chain(out, &self.extended);
+        for op in &self.operands {
+            op.push_words(out);
+        }
+        out.extend_from_slice(&self.words);
         Ok(())
     }
 }
@@ -378,6 +494,8 @@ struct Reader<'a> {
     pos: usize,
     /// Byte offset of `words[0]` in the input.
     base: usize,
+    /// [`tables`], fetched once.
+    tables: &'static super::tables::Tables,
 }
 
 impl Reader<'_> {
@@ -450,23 +568,14 @@ impl Reader<'_> {
             self.chain::<KEEP>(end, "extended operand token", &mut op.extended)?;
         }
         let num_components = (token & 3) as u8;
-        let ty = ((token >> 12) & 0xff) as u8;
+        let ty = operand_type(token);
         let dims = ((token >> 20) & 3) as usize;
         let reprs = (token >> 22) & 0x1ff;
-        let imm_count = match (ty, num_components) {
-            (OPERAND_IMM32, 0) | (OPERAND_IMM64, 0) => 0,
-            (OPERAND_IMM32, 1) => 1,
-            (OPERAND_IMM32, 2) => 4,
-            (OPERAND_IMM64, 1) => 2,
-            // A four-component double immediate holds two doubles (xy, zw).
-            (OPERAND_IMM64, 2) => 4,
-            (OPERAND_IMM32 | OPERAND_IMM64, _) => {
-                return Err(self.err(
-                    at,
-                    format!("immediate operand {token:#010x} has N components"),
-                ))
-            }
-            _ => 0,
+        let Some(imm_count) = immediate_dwords(ty, num_components) else {
+            return Err(self.err(
+                at,
+                format!("immediate operand {token:#010x} has N components"),
+            ));
         };
         if KEEP {
             op.imm.clear();
@@ -518,6 +627,37 @@ impl Reader<'_> {
         Ok(())
     }
 
+    /// Where the instruction at `self.pos` ends, its opcode and its operand count, when it
+    /// is plain and the check walk accepts it: not `customdata`, no extended opcode token,
+    /// its length fits, operands only ([`Layout::Operands`]) and no texture row, every
+    /// operand plain ([`plain_operand_end`]) up to its end. `None` for any other
+    /// instruction, which the full walk then reads (or refuses, with its error).
+    #[inline(always)]
+    fn plain_instruction_end(&self) -> Option<(usize, u16, usize)> {
+        let token = *self.words.get(self.pos)?;
+        let opcode = (token & 0x7ff) as u16;
+        let len = ((token >> 24) & 0x7f) as usize;
+        if opcode == OP_CUSTOMDATA
+            || token & 0x8000_0000 != 0
+            || len == 0
+            || len > self.words.len() - self.pos
+            || self.tables.shape(opcode)
+                != (OpShape {
+                    layout: Layout::Operands,
+                    roles: None,
+                })
+        {
+            return None;
+        }
+        let end = self.pos + len;
+        let (mut at, mut operands) = (self.pos + 1, 0);
+        while at < end {
+            at = plain_operand_end(self.words, at, end)?;
+            operands += 1;
+        }
+        Some((end, opcode, operands))
+    }
+
     fn imm64(&mut self, end: usize) -> Result<u64, DecodeError> {
         let hi = self.next(end, "64-bit operand index")?;
         let lo = self.next(end, "64-bit operand index")?;
@@ -534,16 +674,22 @@ impl Reader<'_> {
     /// The instruction starting at `self.pos`, decoded into `instr` (every field
     /// rewritten) when `KEEP`; the storage of what it held before goes back to `spare` or
     /// is reused. Without `KEEP` the instruction is only checked (the same checks and
-    /// errors) and `instr` is left as it was.
+    /// errors) and `instr` is left as it was. Either way, what the walk saw of it.
     fn instruction_into<const KEEP: bool>(
         &mut self,
         instr: &mut Instruction,
         spare: &mut Spare,
-    ) -> Result<(), DecodeError> {
+    ) -> Result<Walked, DecodeError> {
         let at = self.pos;
         let token = self.words[at];
         let opcode = (token & 0x7ff) as u16;
         let remaining = self.words.len() - at;
+        let mut walked = Walked {
+            opcode,
+            texture: false,
+            operands: 0,
+            types: [0; WALKED_TYPES],
+        };
         if KEEP {
             instr.extended.clear();
             instr.words.clear();
@@ -569,7 +715,7 @@ impl Reader<'_> {
                 instr.controls = token >> 11;
                 instr.words.extend_from_slice(&self.words[at + 2..at + len]);
             }
-            return Ok(());
+            return Ok(walked);
         }
         let len = ((token >> 24) & 0x7f) as usize;
         if len == 0 || len > remaining {
@@ -585,21 +731,20 @@ impl Reader<'_> {
         if token & 0x8000_0000 != 0 {
             self.chain::<KEEP>(end, "extended opcode token", &mut instr.extended)?;
         }
-        let info = tables().op(opcode);
-        let layout = info.map_or(Layout::Raw, |o| o.layout);
+        let OpShape { layout, roles } = self.tables.shape(opcode);
         // A texture instruction has one operand per role; dwords after them (the SM5.0
         // feedback ops of the corpus carry a zero dword there) are kept as words.
-        let roles = info.and_then(|o| o.tex.as_ref()).map(|t| t.roles.len());
+        let roles = roles.map(usize::from);
+        walked.texture = roles.is_some();
         let count = match layout {
             Layout::Operands => None,
             Layout::Decl(n) => Some(usize::from(n)),
             Layout::Raw => Some(0),
         };
         // The operands are decoded over those of the instruction decoded before, in place;
-        // the ones left over go back to `spare`. Checked only, each goes through `unkept`,
-        // which the check never writes: it holds no storage, and dropping it would cost
-        // more than checking some instructions.
-        let mut unkept = std::mem::ManuallyDrop::new(Operand::default());
+        // the ones left over go back to `spare`. Checked only, one that is not plain goes
+        // through an `Operand` that the check never writes: it holds no storage, and
+        // dropping it would cost more than checking some instructions.
         let mut n = 0;
         loop {
             let more = match count {
@@ -609,8 +754,22 @@ impl Reader<'_> {
             if !more {
                 break;
             }
+            if let (Some(ty), Some(token), true) = (
+                walked.types.get_mut(n),
+                self.words.get(self.pos),
+                walked.texture,
+            ) {
+                *ty = operand_type(*token);
+            }
             if !KEEP {
-                self.operand::<false>(&mut unkept, end, 0, spare)?;
+                // A plain operand is checked here, the others by the full walk.
+                match plain_operand_end(self.words, self.pos, end) {
+                    Some(next) => self.pos = next,
+                    None => {
+                        let mut unkept = std::mem::ManuallyDrop::new(Operand::default());
+                        self.operand::<false>(&mut unkept, end, 0, spare)?;
+                    }
+                }
                 n += 1;
                 continue;
             }
@@ -628,8 +787,41 @@ impl Reader<'_> {
             instr.controls = (token >> 11) & 0x1fff;
         }
         self.pos = end;
-        Ok(())
+        walked.operands = n;
+        Ok(walked)
     }
+}
+
+/// How many operands' register files [`Walked`] records: at least the operands of any
+/// texture instruction (the tables check it).
+pub const WALKED_TYPES: usize = 8;
+
+/// What walking an instruction sees of it without decoding it: what
+/// deciding whether a texture instruction lifts to the IR asks of an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Walked {
+    /// Its opcode (`[10:0]` of its first token).
+    pub opcode: u16,
+    /// The opcode has a texture row (any other instruction never lifts).
+    pub texture: bool,
+    /// How many operands it has.
+    pub operands: usize,
+    /// For a texture opcode, the register file of each of its first [`WALKED_TYPES`]
+    /// operands (0 past the last, and for other opcodes).
+    pub types: [u8; WALKED_TYPES],
+}
+
+/// An instruction [`Instructions::check_next`] walked: decoded, or only checked.
+pub enum Checked<'a> {
+    /// Decoded whole.
+    Decoded(&'a Instruction),
+    /// Only checked.
+    Walked(Walked),
+}
+
+/// The register file of an operand token (`[19:12]`).
+fn operand_type(token: u32) -> u8 {
+    ((token >> 12) & 0xff) as u8
 }
 
 /// Storage that decoding one instruction after another reuses ([`Instructions`]): the
@@ -710,6 +902,7 @@ impl<'a> Instructions<'a> {
             words,
             pos: 2,
             base,
+            tables: tables(),
         };
         let (instr, spare) = STORAGE
             .with(|s| s.take())
@@ -733,25 +926,38 @@ impl<'a> Instructions<'a> {
         let offset = r.offset(r.pos);
         Some(
             r.instruction_into::<true>(&mut self.instr, &mut self.spare)
-                .map(|()| (offset, &self.instr)),
+                .map(|_| (offset, &self.instr)),
         )
     }
 
     /// The next instruction checked as [`Instructions::next_instruction`] decodes it (the
-    /// same checks and errors), its fields decoded only when `keep` says so for its opcode:
-    /// `Some(instruction)` then, `None` when only checked; `None` at the end.
+    /// same checks and errors), its fields decoded only when `keep` says so for its opcode
+    /// ([`Checked::Decoded`]), otherwise what the walk saw of it ([`Checked::Walked`]);
+    /// `None` at the end.
     pub fn check_next(
         &mut self,
         keep: impl FnOnce(u16) -> bool,
-    ) -> Option<Result<Option<&Instruction>, DecodeError>> {
+    ) -> Option<Result<Checked<'_>, DecodeError>> {
         let r = &mut self.reader;
         let opcode = (*r.words.get(r.pos)? & 0x7ff) as u16;
-        Some(if keep(opcode) {
+        let kept = keep(opcode);
+        if !kept {
+            if let Some((end, opcode, operands)) = r.plain_instruction_end() {
+                r.pos = end;
+                return Some(Ok(Checked::Walked(Walked {
+                    opcode,
+                    texture: false,
+                    operands,
+                    types: [0; WALKED_TYPES],
+                })));
+            }
+        }
+        Some(if kept {
             r.instruction_into::<true>(&mut self.instr, &mut self.spare)
-                .map(|()| Some(&self.instr))
+                .map(|_| Checked::Decoded(&self.instr))
         } else {
             r.instruction_into::<false>(&mut self.instr, &mut self.spare)
-                .map(|()| None)
+                .map(Checked::Walked)
         })
     }
 }
@@ -823,6 +1029,7 @@ pub fn decode_program(words: &[u32], base: usize) -> Result<TokenProgram, Decode
         words,
         pos: 2,
         base,
+        tables: tables(),
     };
     let mut instructions = Vec::new();
     while reader.pos < words.len() {
@@ -868,6 +1075,7 @@ pub fn decode_instructions(words: &[u32]) -> Result<Vec<(usize, Instruction)>, D
         words,
         pos: 0,
         base: 0,
+        tables: tables(),
     };
     let mut out = Vec::new();
     while reader.pos < words.len() {
@@ -969,9 +1177,12 @@ mod tests {
 
     /// Checking an instruction without keeping it ([`Instructions::check_next`]) accepts
     /// and refuses what decoding it ([`Instructions::next_instruction`]) does, with the
-    /// same errors, and an instruction it keeps is the decoded one.
+    /// same errors; an instruction it keeps is the decoded one, and what it sees of one it
+    /// does not keep ([`Walked`]) is the decoded one's (opcode, operands, whether it lifts).
     #[test]
     fn checking_agrees_with_decoding() {
+        use super::super::lift;
+        let mut walked_lifts = 0;
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = move || {
             state ^= state << 13;
@@ -1005,7 +1216,10 @@ mod tests {
                     break;
                 };
                 let stop = r.is_err();
-                checked.push(r.map(|kept| (offset, kept.cloned())));
+                checked.push(r.map(|c| match c {
+                    Checked::Decoded(i) => (offset, Ok(i.clone())),
+                    Checked::Walked(w) => (offset, Err(w)),
+                }));
                 if stop {
                     break;
                 }
@@ -1015,10 +1229,22 @@ mod tests {
                 match (d, c) {
                     (Ok((o, i)), Ok((p, kept))) => {
                         assert_eq!(o, p, "{words:08x?}");
-                        if let Some(k) = kept {
-                            assert_eq!(k, i, "{words:08x?}");
-                        } else {
-                            assert!(!keep(i.opcode), "{words:08x?}");
+                        match kept {
+                            Ok(k) => assert_eq!(k, i, "{words:08x?}"),
+                            Err(w) => {
+                                assert!(!keep(i.opcode), "{words:08x?}");
+                                assert_eq!(w.opcode, i.opcode, "{words:08x?}");
+                                assert_eq!(w.operands, i.operands.len(), "{words:08x?}");
+                                let texture = tables().shape(i.opcode).roles.is_some();
+                                assert_eq!(w.texture, texture, "{words:08x?}");
+                                for (t, op) in w.types.iter().zip(&i.operands) {
+                                    let ty = if w.texture { op.ty } else { 0 };
+                                    assert_eq!(*t, ty, "{words:08x?}");
+                                }
+                                let lifts = lift::lifts(i);
+                                assert_eq!(lift::lifts_walked(w), lifts, "{words:08x?}");
+                                walked_lifts += usize::from(lifts);
+                            }
                         }
                     }
                     (Err(a), Err(b)) => assert_eq!(a, b, "{words:08x?}"),
@@ -1034,6 +1260,11 @@ mod tests {
         assert!(
             accepted > 1000 && refused > 1000,
             "{accepted} accepted, {refused} refused"
+        );
+        // Texture instructions only walked are counted as decoded ones are.
+        assert!(
+            walked_lifts > 10,
+            "{walked_lifts} walked texture instructions"
         );
     }
 }

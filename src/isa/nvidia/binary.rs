@@ -264,7 +264,20 @@ pub(super) fn cubin_sections(bytes: &[u8]) -> Result<Vec<(TextSection, &[u8])>, 
         offset: 0,
         reason: format!("not a readable ELF file: {e}"),
     };
-    let file = object::File::parse(bytes).map_err(elf_error)?;
+    // `object` reads the ELF structures in place and refuses a buffer not aligned for them
+    // ("Invalid ELF header size or alignment"): where the caller's bytes start is not the
+    // file's business, so a misaligned input is read from an aligned copy, and the sections'
+    // bytes are then taken from the input at the same offsets.
+    let mut copy = Vec::new();
+    let elf = if bytes.as_ptr().align_offset(ELF_ALIGN) == 0 {
+        bytes
+    } else {
+        copy.resize(bytes.len() + ELF_ALIGN, 0);
+        let start = copy.as_ptr().align_offset(ELF_ALIGN);
+        copy[start..start + bytes.len()].copy_from_slice(bytes);
+        &copy[start..start + bytes.len()]
+    };
+    let file = object::File::parse(elf).map_err(elf_error)?;
     let mut sections = Vec::new();
     for section in file.sections() {
         let name = section.name().map_err(elf_error)?;
@@ -275,17 +288,21 @@ pub(super) fn cubin_sections(bytes: &[u8]) -> Result<Vec<(TextSection, &[u8])>, 
             continue;
         };
         let data = section.data().map_err(elf_error)?;
+        let at = data.as_ptr() as usize - elf.as_ptr() as usize;
         sections.push((
             TextSection {
                 name: name.to_string(),
                 offset: offset as usize,
                 size: size as usize,
             },
-            data,
+            &bytes[at..at + data.len()],
         ));
     }
     Ok(sections)
 }
+
+/// The alignment `object` needs of an ELF file's bytes (its 64-bit headers' fields).
+const ELF_ALIGN: usize = 8;
 
 /// Decodes a cubin or a raw stream for `sm`.
 pub(super) fn decode(bytes: &[u8], sm: Sm) -> Result<Program, Error> {

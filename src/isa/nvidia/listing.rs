@@ -12,7 +12,8 @@
 use super::binary::{opaque_texture, phase_of, program_sm};
 use super::control::{self, BUNDLE_WORDS};
 use super::inst::check_word_on;
-use super::table::Sm;
+use super::stream::Recent;
+use super::table::{table, Sm};
 use super::text::{
     is_texture_text, parse_inst, parse_inst_word, print_inst, printed_phase, write_inst, TextOut,
 };
@@ -397,27 +398,25 @@ pub(super) enum Accepted<'a> {
 pub(super) struct AcceptedTex<'a> {
     /// Its layout.
     pub(super) layout: Layout<'a>,
-    /// The instruction, as [`read_item`] reads it (phase from the text, unprinted bits from
-    /// the encoding comment).
-    pub(super) inst: NvInst,
+    /// Its phase.
+    pub(super) phase: u8,
     /// Its word, as printing encodes it ([`TexItem::word`]).
     pub(super) word: u64,
+    /// Its instruction text, as printed.
+    text: &'a str,
     /// The line as read, when it is what [`write_tex_lines`] prints for it.
     verbatim: Option<&'a str>,
 }
 
 impl AcceptedTex<'_> {
-    /// Appends its line as [`write_tex_lines`] prints it, its instruction text `text`.
-    pub(super) fn write(&self, out: &mut Vec<u8>, text: &[u8], nl: &str) {
+    /// Appends its line as [`write_tex_lines`] prints it.
+    pub(super) fn write(&self, out: &mut Vec<u8>, nl: &str) {
         match self.verbatim {
             Some(line) => out.extend_from_slice(line.as_bytes()),
-            None => write_tex_lines(
-                out,
-                |o| o.extend_from_slice(text),
-                self.word,
-                &self.layout,
-                nl,
-            ),
+            None => {
+                let text = |o: &mut Vec<u8>| o.extend_from_slice(self.text.as_bytes());
+                write_tex_lines(out, text, self.word, &self.layout, nl)
+            }
         }
     }
 }
@@ -431,17 +430,35 @@ impl AcceptedTex<'_> {
 /// ([`lead_end`]) ends at the comment or at a white space other than a space or a tab, so
 /// its text is no instruction's (it is `/* 0x…` after white space) and
 /// [`super::mnemonics::check_other_line`] takes a line whose trimmed text starts with `/*`.
-pub(super) fn accept_line<'a>(line: &'a str, sm: Sm, text: &mut Vec<u8>) -> Option<Accepted<'a>> {
+pub(super) fn accept_line<'a>(line: &'a str, sm: Sm, taken: &mut Taken) -> Option<Accepted<'a>> {
     match lone_hex(line) {
         Some((col, word)) => Some(Accepted::LoneHex(col, word)),
-        None => accept_tex_line(line, sm, text).map(Accepted::Tex),
+        None => accept_tex_line(line, sm, taken).map(Accepted::Tex),
     }
 }
 
-/// Takes a texture line without parsing its text, when its text is exactly what
-/// [`write_inst`] prints for the word of its encoding comment (decoded for `sm`, with the
-/// phase the text spells): the instruction text is left in `text` (cleared first). `None`
-/// for any other line, which [`read_item`] then reads (and refuses, when it does).
+/// What [`accept_line`] keeps from line to line of one listing: the words of the texture
+/// lines it took (a [`Recent`] cache: a word that decoded for the listing's SM, is not
+/// `.F16` and lifts, with the text printed for it and its phase; whether a word does so
+/// depends on the word and the SM alone), and a buffer to print into.
+pub(super) struct Taken {
+    recent: Option<Recent>,
+    text: Vec<u8>,
+}
+
+impl Taken {
+    pub(super) fn new() -> Taken {
+        Taken {
+            recent: None,
+            text: Vec::new(),
+        }
+    }
+}
+
+/// Takes a texture line that ends with its encoding comment without parsing its text, when
+/// the text is exactly what [`write_inst`] prints for the comment's word (decoded for `sm`,
+/// with the phase the text spells), or when [`Taken`] took the word with this text before.
+/// `None` for any other line, which [`read_item`] then reads (and refuses, when it does).
 ///
 /// What [`read_item`] reads from such a line, and so what the stream prints from it, step
 /// by step. The layout is [`split_tex_line`]'s (whose texture check holds: the text starts
@@ -460,22 +477,37 @@ pub(super) fn accept_line<'a>(line: &'a str, sm: Sm, text: &mut Vec<u8>) -> Opti
 ///
 /// A `.F16` instruction (kept as read), a `}` line whose comment is on the next line and any
 /// text that is not exactly the printed one are left to [`read_item`].
-fn accept_tex_line<'a>(line: &'a str, sm: Sm, text: &mut Vec<u8>) -> Option<AcceptedTex<'a>> {
+fn accept_tex_line<'a>(line: &'a str, sm: Sm, taken: &mut Taken) -> Option<AcceptedTex<'a>> {
+    // Only lines that end with the encoding comment of a texture form are looked at: the
+    // other lines of a kernel's listing (headers, other instructions) are left at once.
+    let last = line.len().checked_sub(HEX_COMMENT_LEN)?;
+    table().form_index_of(hex_comment_at(line, last)?)?;
     // The text is checked to be an instruction's as printed, so it names a texture
     // instruction (`is_texture_text`).
     let tl = split_instruction_line(line)?;
     let word = tl.word?;
-    let mut inst = decode_word_on(word, sm).ok()??;
-    if inst.f16 {
-        return None;
-    }
-    inst.phase = printed_phase(tl.text);
-    text.clear();
-    write_inst(text, &inst);
-    if text.as_slice() != tl.text.as_bytes() {
-        return None;
-    }
-    lift::check(&inst).ok()?;
+    // Allocated at the first texture line: most listings of the corpus hold few.
+    let recent = taken.recent.get_or_insert_with(Recent::new);
+    let phase = match recent.get(word) {
+        // Taken before, with this text: the same checks passed.
+        Some(seen) if seen.text() == tl.text.as_bytes() => seen.phase,
+        _ => {
+            let mut inst = decode_word_on(word, sm).ok()??;
+            if inst.f16 {
+                return None;
+            }
+            inst.phase = printed_phase(tl.text);
+            let text = &mut taken.text;
+            text.clear();
+            write_inst(text, &inst);
+            if text.as_slice() != tl.text.as_bytes() {
+                return None;
+            }
+            lift::check(&inst).ok()?;
+            recent.put(word, inst.phase, text);
+            inst.phase
+        }
+    };
     // `write_tex_lines` pads the comment to its column with spaces (at least one) and
     // prints its digits in lower case: a line already so is printed as read.
     let l = &tl.layout;
@@ -489,8 +521,9 @@ fn accept_tex_line<'a>(line: &'a str, sm: Sm, text: &mut Vec<u8>) -> Option<Acce
     });
     Some(AcceptedTex {
         layout: tl.layout,
-        inst,
+        phase,
         word,
+        text: tl.text,
         verbatim,
     })
 }
@@ -962,7 +995,7 @@ mod tests {
     use super::super::{decode_word_on, lift};
     use super::{
         accept_line, blank, find_short, hex_comment, lone_hex, read_item, stream_column,
-        stream_line, Accepted, ListingItem,
+        stream_line, write_tex_lines, Accepted, ListingItem, Taken,
     };
     use crate::rng::Rng;
 
@@ -980,27 +1013,29 @@ mod tests {
                     } else {
                         v
                     };
-                    for _ in 0..2 {
-                        let mut w = random(rng);
-                        f.put(&mut w, v);
-                        words.push(w);
-                    }
+                    let mut w = random(rng);
+                    f.put(&mut w, v);
+                    words.push(w);
                 }
             }
-            words.extend((0..200).map(|_| random(rng)));
+            words.extend((0..100).map(|_| random(rng)));
         }
         words
     }
 
-    /// A line `accept_line` takes is read alike by `read_item` (the same layout, instruction
-    /// and printed word); and every line `disasm` prints for a word that decodes and lifts is
-    /// taken (but `.F16`): on every form, SM, field value and phase.
+    /// A line `accept_line` takes is read alike by `read_item` (the same layout, phase and
+    /// printed word, and the instruction it prints is the one `read_item` reads) and printed
+    /// as `write_tex_lines` prints what `read_item` reads; every line `disasm` prints for a
+    /// word that decodes and lifts is taken (but `.F16`): on every form, SM, field value and
+    /// phase, each line twice (taken before: from `Taken`'s cache), and once more with its
+    /// comment not where `write_tex_lines` puts it (after a tab, in upper case).
     #[test]
     fn accepted_lines_read_as_read_item_reads_them() {
         let mut rng = Rng(0xacce_9700_0000_0001);
         let words = sweep_words(&mut rng);
-        let (mut text, mut taken) = (Vec::new(), 0);
+        let mut taken = 0;
         for sm in Sm::ALL {
+            let mut seen = Taken::new();
             for &w in &words {
                 let Ok(Some(mut inst)) = decode_word_on(w, sm) else {
                     continue;
@@ -1015,27 +1050,39 @@ mod tests {
                         o.push_str(&printed)
                     });
                     let line = line.trim_end_matches('\n');
-                    let read = read_item(line, None, 1, sm);
-                    let acc = match accept_line(line, sm, &mut text) {
-                        Some(Accepted::Tex(acc)) => acc,
-                        Some(Accepted::LoneHex(..)) => panic!("{line}: a lone comment"),
-                        None => {
-                            let lifts = lift::check(&inst).is_ok();
-                            assert!(!lifts || inst.f16, "{line} on {sm}: not taken");
-                            continue;
-                        }
-                    };
-                    let item = match read {
-                        Ok(ListingItem::Tex(item)) => item,
-                        Ok(ListingItem::Kept { .. }) => panic!("{line} on {sm}: taken, kept"),
-                        Err(e) => panic!("{line} on {sm}: taken, refused: {e}"),
-                    };
-                    assert_eq!(acc.layout, item.layout, "{line}");
-                    assert_eq!(acc.inst, item.inst, "{line} on {sm}");
-                    assert_eq!(item.word().ok(), Some(acc.word), "{line} on {sm}");
-                    assert!(!item.joined);
-                    assert_eq!(text, printed.as_bytes());
-                    taken += 1;
+                    let (head, comment) = line.split_at(line.rfind("/* 0x").unwrap_or(0));
+                    let digits = comment.get(5..21).unwrap_or("").to_uppercase();
+                    let moved = format!("{}\t/* 0x{digits} */", head.trim_end());
+                    for line in [line, line, moved.as_str()] {
+                        let read = read_item(line, None, 1, sm);
+                        let acc = match accept_line(line, sm, &mut seen) {
+                            Some(Accepted::Tex(acc)) => acc,
+                            Some(Accepted::LoneHex(..)) => panic!("{line}: a lone comment"),
+                            None => {
+                                let lifts = lift::check(&inst).is_ok();
+                                assert!(!lifts || inst.f16, "{line} on {sm}: not taken");
+                                continue;
+                            }
+                        };
+                        let item = match read {
+                            Ok(ListingItem::Tex(item)) => item,
+                            Ok(ListingItem::Kept { .. }) => panic!("{line} on {sm}: kept"),
+                            Err(e) => panic!("{line} on {sm}: taken, refused: {e}"),
+                        };
+                        assert_eq!(acc.layout, item.layout, "{line}");
+                        assert_eq!(acc.phase, item.inst.phase, "{line} on {sm}");
+                        assert_eq!(item.inst, inst, "{line} on {sm}");
+                        assert_eq!(acc.text, printed);
+                        let word = item.word().expect("encodes");
+                        assert_eq!(acc.word, word, "{line} on {sm}");
+                        assert!(!item.joined);
+                        let (mut out, mut expected) = (Vec::new(), Vec::new());
+                        acc.write(&mut out, "\n");
+                        let text = |o: &mut Vec<u8>| write_inst(o, &item.inst);
+                        write_tex_lines(&mut expected, text, word, &item.layout, "\n");
+                        assert_eq!(out, expected, "{line} on {sm}");
+                        taken += 1;
+                    }
                 }
             }
         }

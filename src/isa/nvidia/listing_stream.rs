@@ -25,7 +25,7 @@ use std::io::{self, SeekFrom, Write};
 
 use super::listing::Accepted;
 use super::listing::{
-    accept_line, apply_patch, read_item, write_tex_lines, Layout, ListingItem, Phases,
+    accept_line, apply_patch, read_item, write_tex_lines, Layout, ListingItem, Phases, Taken,
 };
 use super::table::Sm;
 use super::text::write_inst;
@@ -305,13 +305,13 @@ pub(super) fn transcode(
     // An error encoding a texture instruction: the whole path meets it printing, once every
     // line has parsed.
     let mut print_error: Option<Error> = None;
-    // The instruction text of a line `accept_tex_line` takes.
-    let mut text = Vec::new();
+    // The texture lines `accept_line` took.
+    let mut seen = Taken::new();
     while let Some((line, next)) = lines.two()? {
         line_no = line_no.saturating_add(1);
         stats.items += 1;
         let start = held.written + held.buf.len();
-        let taken = if let Some(acc) = accept_line(line, sm, &mut text) {
+        let taken = if let Some(acc) = accept_line(line, sm, &mut seen) {
             match acc {
                 Accepted::LoneHex(col, word) => {
                     phases.lone_hex_line((col, word), Some(start));
@@ -319,8 +319,8 @@ pub(super) fn transcode(
                 }
                 Accepted::Tex(tex) => {
                     stats.texture += 1;
-                    let lines = |o: &mut Vec<u8>| tex.write(o, &text, nl);
-                    held.tex(&mut phases, &tex.layout, tex.inst.phase, lines);
+                    let lines = |o: &mut Vec<u8>| tex.write(o, nl);
+                    held.tex(&mut phases, &tex.layout, tex.phase, lines);
                 }
             }
             1

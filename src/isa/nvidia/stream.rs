@@ -84,25 +84,33 @@ const RECENT_TEXT: usize = 72;
 /// What a word read before turned out to be: a texture instruction with its phase and
 /// text, or another instruction.
 #[derive(Clone, Copy)]
-struct Seen {
+pub(super) struct Seen {
     word: u64,
     /// `u8::MAX`: not a texture instruction.
-    phase: u8,
+    pub(super) phase: u8,
     len: u8,
     text: [u8; RECENT_TEXT],
+}
+
+impl Seen {
+    /// Its text (empty for another instruction).
+    pub(super) fn text(&self) -> &[u8] {
+        &self.text[..usize::from(self.len)]
+    }
 }
 
 /// A direct-mapped cache of the words a stream has read recently (a fixed 352 KiB whatever the
 /// input's size). GPU code repeats instruction words — the same sample with the same
 /// registers in every unrolled iteration and every variant of a kernel — and a word read
 /// again is neither decoded, checked nor formatted again: its text is copied. Only words that
-/// were accepted are kept, so a hit is what [`read_word`] and [`write_inst`] give.
-struct Recent {
+/// were accepted are kept, so a hit is what [`read_word`] and [`write_inst`] give. (The
+/// listing stream keeps its own: the texture lines it took, [`super::listing::accept_line`].)
+pub(super) struct Recent {
     slots: Vec<Option<Seen>>,
 }
 
 impl Recent {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         Recent {
             slots: vec![None; RECENT_SLOTS],
         }
@@ -112,13 +120,13 @@ impl Recent {
         (word.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - RECENT_SLOTS.trailing_zeros())) as usize
     }
 
-    fn get(&self, word: u64) -> Option<&Seen> {
+    pub(super) fn get(&self, word: u64) -> Option<&Seen> {
         self.slots[Self::slot(word)]
             .as_ref()
             .filter(|s| s.word == word)
     }
 
-    fn put(&mut self, word: u64, phase: u8, text: &[u8]) {
+    pub(super) fn put(&mut self, word: u64, phase: u8, text: &[u8]) {
         if text.len() > RECENT_TEXT {
             return;
         }
@@ -168,8 +176,7 @@ impl Walk {
                 // A texture word read before: only its phase (from this bundle) can differ.
                 let phase = phase_of(self.ctrl, slot)?;
                 if phase == seen.phase {
-                    self.scratch
-                        .extend_from_slice(&seen.text[..usize::from(seen.len)]);
+                    self.scratch.extend_from_slice(seen.text());
                     return Ok(true);
                 }
             }

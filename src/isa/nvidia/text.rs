@@ -199,32 +199,27 @@ pub fn is_texture_text(text: &str) -> bool {
 
 /// The phase an instruction's text spells: its mnemonic's last modifier when that is a
 /// phase name (`TEXS.LZ.P` → 2), else 0. What the text holds for the phase, not whether
-/// the text parses.
+/// the text parses (the mnemonic ends at the first space, after a guard's).
 pub(super) fn printed_phase(text: &str) -> u8 {
     let b = text.as_bytes();
-    let word_end = |from: usize| {
-        b[from..]
-            .iter()
-            .position(u8::is_ascii_whitespace)
-            .map_or(b.len(), |k| from + k)
+    let space = |from: usize| memchr::memchr(b' ', &b[from..]).map_or(b.len(), |k| from + k);
+    let end = match b.first() {
+        Some(b'@') => space(space(0).saturating_add(1).min(b.len())),
+        _ => space(0),
     };
-    let mut start = 0;
-    if b.first() == Some(&b'@') {
-        start = word_end(0);
-        while b.get(start).is_some_and(u8::is_ascii_whitespace) {
-            start += 1;
-        }
-    }
-    let mnemonic = &b[start..word_end(start)];
-    match memchr::memrchr(b'.', mnemonic) {
-        Some(dot) if dot + 1 < mnemonic.len() => table()
-            .control
-            .phase_names
-            .iter()
-            .find(|(_, name)| name.as_bytes() == &mnemonic[dot + 1..])
-            .map_or(0, |(&code, _)| code),
-        _ => 0,
-    }
+    let mnemonic = &b[..end];
+    table()
+        .control
+        .phase_names
+        .iter()
+        .find(|(_, name)| {
+            let n = name.as_bytes();
+            !n.is_empty()
+                && mnemonic.ends_with(n)
+                && mnemonic.len() > n.len()
+                && mnemonic[mnemonic.len() - n.len() - 1] == b'.'
+        })
+        .map_or(0, |(&code, _)| code)
 }
 
 /// What a modifier spelling is in the table: the codes it spells in each value table a

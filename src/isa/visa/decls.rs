@@ -40,6 +40,11 @@ struct Entry {
     num_elts: u32,
 }
 
+/// A name not declared yet, and its hash.
+pub struct Vacant {
+    hash: u64,
+}
+
 /// The declarations read so far.
 #[derive(Default)]
 pub struct DeclTable {
@@ -88,9 +93,11 @@ impl DeclTable {
         }
     }
 
-    /// Whether `name` is declared.
-    pub fn contains(&self, name: &str) -> bool {
-        self.entry(name, self.hasher.hash_one(name)).is_some()
+    /// `name`'s place in the table when it is not declared yet (`None` when it is), for
+    /// [`DeclTable::insert`].
+    pub fn vacant(&self, name: &str) -> Option<Vacant> {
+        let hash = self.hasher.hash_one(name);
+        self.entry(name, hash).is_none().then_some(Vacant { hash })
     }
 
     /// What declared name `name` stands for: `None` when it is not declared, `Some(None)` when
@@ -114,12 +121,18 @@ impl DeclTable {
         })
     }
 
-    /// Adds a declaration of `name`, which is not declared yet.
-    pub fn insert(&mut self, name: &str, kind: Kind, ty: Option<&'static TypeDesc>, num_elts: u32) {
+    /// Adds a declaration of `name`, which [`DeclTable::vacant`] found not declared.
+    pub fn insert(
+        &mut self,
+        Vacant { hash }: Vacant,
+        name: &str,
+        kind: Kind,
+        ty: Option<&'static TypeDesc>,
+        num_elts: u32,
+    ) {
         if (self.entries.len() + 1) * 2 > self.slots.len() {
             self.grow();
         }
-        let hash = self.hasher.hash_one(name);
         let start = self.text.len();
         self.text.push_str(name);
         let of_kind = &mut self.by_kind[kind as usize];
@@ -219,9 +232,11 @@ mod tests {
     fn names_resolve_after_growth() {
         let mut t = DeclTable::default();
         for i in 0..1000 {
-            t.insert(&format!("v{i}"), Kind::General, None, i);
+            let name = format!("v{i}");
+            let at = t.vacant(&name).unwrap();
+            t.insert(at, &name, Kind::General, None, i);
         }
-        t.insert("s", Kind::Sampler, None, 0);
+        t.insert(t.vacant("s").unwrap(), "s", Kind::Sampler, None, 0);
         for i in 0..1000u32 {
             let first = tables::tables().limits.first_user_variable;
             assert_eq!(
@@ -235,7 +250,7 @@ mod tests {
         }
         assert_eq!(t.resolve("s"), Some(Some(Named::Sampler(0))));
         assert_eq!(t.resolve("v1000"), None);
-        assert!(!t.contains("v"));
+        assert!(t.vacant("v").is_some() && t.vacant("v999").is_none());
         assert_eq!(t.count(Kind::General), 1000);
     }
 }

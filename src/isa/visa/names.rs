@@ -307,6 +307,9 @@ pub fn read_decl(line: &str, line_no: u32, table: &mut DeclTable) -> Result<(), 
     // Each attribute is the first word, the name included, that starts with its key.
     let (mut v_type_attr, mut type_attr, mut num_elts_attr) = (None, None, None);
     for (col, word) in std::iter::once((name_col, name)).chain(words) {
+        if v_type_attr.is_some() && type_attr.is_some() && num_elts_attr.is_some() {
+            break;
+        }
         let (key, attr) = match word.as_bytes().first() {
             Some(b'v') => ("v_type=", &mut v_type_attr),
             Some(b't') => ("type=", &mut type_attr),
@@ -333,7 +336,7 @@ pub fn read_decl(line: &str, line_no: u32, table: &mut DeclTable) -> Result<(), 
         "T" => Kind::Surface,
         _ => return Ok(()),
     };
-    if table.contains(name) {
+    let Some(vacant) = table.vacant(name) else {
         return Err(Error::Validation(ValidationError {
             location: Location::Text {
                 line: line_no,
@@ -342,7 +345,7 @@ pub fn read_decl(line: &str, line_no: u32, table: &mut DeclTable) -> Result<(), 
             rule: "duplicate-declaration",
             detail: format!("`{name}` is declared twice"),
         }));
-    }
+    };
     let too_many = |what: &str| {
         parse_error(
             line,
@@ -365,7 +368,7 @@ pub fn read_decl(line: &str, line_no: u32, table: &mut DeclTable) -> Result<(), 
                 n.parse::<u32>()
                     .map_err(|_| parse_error(line, line_no, col, n, "a number of elements"))
             })?;
-            table.insert(name, kind, desc, num_elts);
+            table.insert(vacant, name, kind, desc, num_elts);
         }
         Kind::Predicate => {
             // Research §3.1: the predicate field holds the id in bits 11:0; a larger id
@@ -379,13 +382,13 @@ pub fn read_decl(line: &str, line_no: u32, table: &mut DeclTable) -> Result<(), 
                     &format!("at most {MAX_PREDICATE_ID} predicates (ids are 12 bits)"),
                 ));
             }
-            table.insert(name, kind, None, 0);
+            table.insert(vacant, name, kind, None, 0);
         }
         Kind::Sampler if count > u32::from(u8::MAX) => return Err(too_many("samplers")),
         Kind::Surface if count + limits.first_user_surface > u32::from(u8::MAX) => {
             return Err(too_many("surfaces"))
         }
-        Kind::Sampler | Kind::Surface => table.insert(name, kind, None, 0),
+        Kind::Sampler | Kind::Surface => table.insert(vacant, name, kind, None, 0),
     }
     Ok(())
 }
@@ -409,22 +412,48 @@ fn split_words(s: &str, base: usize) -> impl Iterator<Item = (usize, &str)> {
 fn whitespace_len(s: &str, space: bool) -> usize {
     let bytes = s.as_bytes();
     let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
+    loop {
+        if !space {
+            i += graphic_len(&bytes[i..]);
+        }
+        let Some(&b) = bytes.get(i) else {
+            return i;
+        };
         let (is_space, len) = if b.is_ascii() {
-            (
-                matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r'),
-                1,
-            )
+            (super::text::is_ascii_space(b), 1)
         } else {
             let c = s[i..].chars().next().unwrap_or(' ');
             (c.is_whitespace(), c.len_utf8())
         };
         if is_space != space {
-            break;
+            return i;
         }
         i += len;
     }
-    i
+}
+
+/// How many bytes `bytes` starts with that are ASCII graphic (`!` to `~`, never whitespace),
+/// read 8 at a time.
+fn graphic_len(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let x = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        // The high bit of each byte below `!` (`x - 0x21` borrows: Bit Twiddling Hacks'
+        // `hasless`), of DEL (`x + 1` carries into it) and of each byte from 0x80. A borrow
+        // or carry only runs on from such a byte to the bytes after it, so the lowest bit set
+        // is the first byte that is not graphic.
+        let stop = (x.wrapping_sub(ONES * 0x21) & !x | x.wrapping_add(ONES) | x) & HIGH;
+        if stop != 0 {
+            return i + (stop.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + bytes[i..]
+        .iter()
+        .take_while(|b| (b'!'..=b'~').contains(*b))
+        .count()
 }
 
 /// The 1-based character column of byte offset `at` in `line`.
@@ -440,4 +469,48 @@ pub fn parse_error(line: &str, line_no: u32, at: usize, token: &str, expected: &
         token: token.to_string(),
         expected: expected.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rng::Rng;
+
+    /// The words `str::split_whitespace` gives, with their offsets, on random lines of
+    /// graphic ASCII, ASCII whitespace and control bytes, DEL, and non-ASCII spaces and
+    /// letters, in words shorter and longer than 8 bytes.
+    #[test]
+    fn words_split_at_char_whitespace() {
+        let pieces = [
+            "a",
+            "v_type=G",
+            "num_elts=16",
+            " ",
+            "\t",
+            "\r",
+            "\x0b",
+            "\x01",
+            "\x7f",
+            "\u{a0}",
+            "\u{2003}",
+            "\u{3000}",
+            "\u{85}",
+            "é",
+            "V0032",
+            "alias=<%r0,",
+            "0>",
+            "~!",
+        ];
+        let mut rng = Rng(0x5917_7e55);
+        for _ in 0..20_000 {
+            let line: String = (0..rng.below(12))
+                .map(|_| pieces[rng.below(pieces.len())])
+                .collect();
+            let want: Vec<(usize, &str)> = line
+                .split_whitespace()
+                .map(|w| (w.as_ptr() as usize - line.as_ptr() as usize + 3, w))
+                .collect();
+            let got: Vec<(usize, &str)> = super::split_words(&line, 3).collect();
+            assert_eq!(got, want, "{line:?}");
+        }
+    }
 }

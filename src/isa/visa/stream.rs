@@ -68,14 +68,19 @@ pub(super) fn disasm(input: &mut dyn Input, out: &mut dyn Write) -> Result<Stats
     instructions(Window::new(input)?, Form::Text, out)
 }
 
-/// A buffer for reading `input` a chunk at a time from its start, as large as a chunk or
-/// the whole input if that is smaller (a short input costs no chunk-sized allocation).
+/// A buffer for reading `input` a chunk at a time from its start: the whole input if that
+/// is shorter than a chunk (a short input costs no chunk-sized allocation), else a chunk
+/// and the most a [`Window`] keeps of the one before.
 fn chunk_buffer(input: &mut dyn Input) -> io::Result<Vec<u8>> {
     let len = input.seek(SeekFrom::End(0))?;
     input.rewind()?;
-    // One byte more: the read that finds the end needs no room of its own.
     let len = usize::try_from(len).unwrap_or(usize::MAX);
-    Ok(Vec::with_capacity(CHUNK.min(len) + 1))
+    // One byte more: the read that finds the end needs no room of its own.
+    Ok(Vec::with_capacity(if len < CHUNK {
+        len + 1
+    } else {
+        CHUNK + MAX_INST_BYTES
+    }))
 }
 
 /// One line of the input at a time: its bytes without the `\n`, and whether it had one. The

@@ -840,9 +840,9 @@ pub fn is_plain_line(text: &[u8]) -> bool {
     }
 }
 
-/// `char::is_whitespace` on an ASCII byte.
-fn is_ascii_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
+/// `char::is_whitespace` on an ASCII byte: space, and `\t` `\n` `\x0b` `\x0c` `\r`.
+pub(super) fn is_ascii_space(b: u8) -> bool {
+    b == b' ' || (b'\t'..=b'\r').contains(&b)
 }
 
 /// `text` without the ASCII whitespace it starts with (what `str::trim_start` takes off up to
