@@ -41,6 +41,13 @@ fn direction(from: Isa, to: Isa) -> String {
             let encoded = texlate::encode(to, &t.program, form).expect("the program encodes");
             assert!(t.output == encoded, "{line}: {from:?} -> {to:?} {form:?}");
         }
+        if to == Isa::Dxbc {
+            let mut ot = o.clone();
+            ot.emit = Form::Tokens;
+            let t = translate::translate(src.as_bytes(), &ot).expect("tokens too");
+            let encoded = texlate::encode(to, &t.program, Form::Tokens).unwrap();
+            assert!(t.output == encoded, "{line}: {from:?} -> {to:?} tokens");
+        }
         // The binary holds the texture instructions of the text.
         let from_text = c.parse_text(&printed, Default::default()).unwrap();
         let from_binary = match c.decode_binary(&binary.output) {

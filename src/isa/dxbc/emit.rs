@@ -23,13 +23,13 @@ use crate::ir::{
     Dim, Dimension, Item, Lod, Offset, Opaque, Program, RegFile, Resource, Scalar, ScalarType,
     Span, TexInstr, TexOp,
 };
-use crate::isa::{EmitOptions, Stage};
+use crate::isa::{EmitOptions, Form, Stage};
 
 use super::lift::{lift, Decls};
 use super::signature::{self, Kind, ListingTables};
 use super::tables::{find_code, tables};
 use super::tokens::{le_bytes, Instruction};
-use super::{asm, assemble, emit_alu, emit_inst, DxbcExtras, DxbcModule};
+use super::{asm, assemble, container, disasm, emit_alu, emit_inst, DxbcExtras, DxbcModule};
 
 fn unsupported(what: impl Into<String>, from: crate::ir::Isa, why: impl Into<String>) -> Error {
     Error::Unsupported(Unsupported::new(what, from, crate::ir::Isa::Dxbc, why))
@@ -222,24 +222,81 @@ fn assemble(line: &str) -> Result<Instruction, Error> {
     })
 }
 
-fn opaque(instr: &Instruction) -> Result<Item, Error> {
-    let mut words = Vec::new();
-    instr.encode(&mut words).map_err(|e| {
-        Error::Validation(crate::error::ValidationError {
-            location: Location::from_span(Span::default(), false),
-            rule: "dxbc-encode",
-            detail: e,
-        })
-    })?;
-    Ok(Item::Opaque(Opaque {
+/// An instruction's words as an opaque item.
+fn opaque(words: &[u32]) -> Item {
+    Item::Opaque(Opaque {
         text: None,
-        bytes: le_bytes(&words),
+        bytes: le_bytes(words),
         span: Span::default(),
-    }))
+    })
+}
+
+/// The program's token stream as it is built, and what its instructions say about the
+/// container (signatures, feature flags).
+struct Tokens {
+    scan: assemble::Scan,
+    /// The version token, the length token (set at the end), every instruction's words.
+    stream: Vec<u32>,
+}
+
+impl Tokens {
+    /// Appends an instruction's words; returns where they are in the stream.
+    fn encode(&mut self, instr: &Instruction) -> Result<std::ops::Range<usize>, Error> {
+        let start = self.stream.len();
+        instr.encode(&mut self.stream).map_err(|e| {
+            Error::Validation(crate::error::ValidationError {
+                location: Location::from_span(Span::default(), false),
+                rule: "dxbc-encode",
+                detail: e,
+            })
+        })?;
+        self.scan.add(&self.stream[start..], Span::default())?;
+        Ok(start..self.stream.len())
+    }
+}
+
+/// Where the program's bytes go as it is built, when asked for: the listing (each
+/// instruction printed as [`super::print_text`] prints it) or, for the binary forms, the
+/// token stream (the container is put around it at the end).
+enum Output {
+    None,
+    Text(String, disasm::Indent),
+    Tokens(Form),
+}
+
+impl Output {
+    /// Appends an instruction's line.
+    fn instruction(&mut self, instr: &Instruction) {
+        if let Output::Text(out, indent) = self {
+            indent.push(out, instr.opcode);
+            disasm::push_instruction(out, instr);
+            out.push('\n');
+        }
+    }
+
+    /// Appends a comment's lines.
+    fn comment(&mut self, text: &str) {
+        if let Output::Text(out, _) = self {
+            out.push_str(&crate::isa::comment_line(text));
+            out.push('\n');
+        }
+    }
 }
 
 /// Builds a whole program from target-ready IR.
 pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Error> {
+    emit_output(ir, options, None).map(|(program, _)| program)
+}
+
+/// [`emit_program`], and, when `form` asks for one, the program's bytes in it: written as
+/// the program is built from the instructions it emits, byte for byte what
+/// [`super::print_text`], [`super::encode_binary`] and [`super::encode_tokens`] write of the
+/// program.
+pub fn emit_output(
+    ir: &Program,
+    options: &EmitOptions,
+    form: Option<Form>,
+) -> Result<(Program, Option<Vec<u8>>), Error> {
     let from = ir.isa;
     let t = tables();
     let stage = options.stage.unwrap_or_else(|| {
@@ -327,22 +384,24 @@ pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Erro
         decls.add(d);
     }
     let mut program = Program::new(crate::ir::Isa::Dxbc);
-    // What the instructions say about the container (signatures, feature flags).
-    let mut scan = assemble::Scan::new(version);
-    let mut scan_add = |instr: &Instruction| -> Result<(), Error> {
-        let mut words = Vec::new();
-        instr.encode(&mut words).map_err(|e| {
-            Error::Validation(crate::error::ValidationError {
-                location: Location::from_span(Span::default(), false),
-                rule: "dxbc-encode",
-                detail: e,
-            })
-        })?;
-        scan.add(&words, Span::default())
+    let mut output = match form {
+        None => Output::None,
+        Some(Form::Text) => {
+            let mut out = String::new();
+            disasm::push_profile(&mut out, version);
+            out.push('\n');
+            Output::Text(out, disasm::Indent::default())
+        }
+        Some(form) => Output::Tokens(form),
+    };
+    let mut tokens = Tokens {
+        scan: assemble::Scan::new(version),
+        stream: vec![version, 0],
     };
     for d in &decl_instrs {
-        program.items.push(opaque(d)?);
-        scan_add(d)?;
+        let words = tokens.encode(d)?;
+        program.items.push(opaque(&tokens.stream[words]));
+        output.instruction(d);
     }
     let env = emit_inst::Env {
         decls: &decls,
@@ -353,7 +412,8 @@ pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Erro
             Item::Tex(tx) => {
                 let template = tx.origin.get::<DxbcExtras>().map(|x| &x.instr);
                 let instr = emit_inst::emit(tx, template, env)?;
-                scan_add(&instr)?;
+                tokens.encode(&instr)?;
+                output.instruction(&instr);
                 let mut lifted = lift(&instr, &decls).ok_or_else(|| {
                     unsupported(
                         format!("`{tx}`"),
@@ -366,20 +426,27 @@ pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Erro
             }
             Item::Alu(a) => {
                 for instr in emit_alu::emit(a)? {
-                    scan_add(&instr)?;
+                    tokens.encode(&instr)?;
+                    output.instruction(&instr);
                 }
                 program.items.push(item.clone());
             }
-            Item::Comment(_) => program.items.push(item.clone()),
+            Item::Comment(c) => {
+                output.comment(&c.text);
+                program.items.push(item.clone());
+            }
             Item::Opaque(_) => {}
         }
     }
-    program.items.push(opaque(&Instruction::new(t.codes.ret))?);
+    let ret = Instruction::new(t.codes.ret);
+    let words = tokens.encode(&ret)?;
+    program.items.push(opaque(&tokens.stream[words]));
+    output.instruction(&ret);
     program.resources = ir.resources.clone();
     program.samplers = ir.samplers.clone();
     // Signatures: as the declarations imply, `uint` where the program uses the register as
     // an integer (no declaration says so).
-    let mut sigs = signature::for_listing(&ListingTables::default(), &scan.declared())?;
+    let mut sigs = signature::for_listing(&ListingTables::default(), &tokens.scan.declared())?;
     let uint = signature::component_type_named("uint");
     for (kind, regs) in [(Kind::Input, &usage.inputs), (Kind::Output, &usage.outputs)] {
         for e in sigs.get_mut(kind) {
@@ -388,10 +455,24 @@ pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Erro
             }
         }
     }
+    let container = assemble::container(&sigs, version, tokens.scan.features());
+    let bytes = match output {
+        Output::None => None,
+        Output::Text(out, _) => Some(out.into_bytes()),
+        Output::Tokens(form) => {
+            let length = tokens.stream.len() as u32;
+            tokens.stream[1] = length;
+            let stream = le_bytes(&tokens.stream);
+            Some(match form {
+                Form::Tokens => stream,
+                _ => container::write_with_program(&container, &stream),
+            })
+        }
+    };
     program.state = crate::ir::Origin::new(DxbcModule {
         version: Some(version),
-        container: Some(assemble::container(&sigs, version, scan.features())),
+        container: Some(container),
         listing: None,
     });
-    Ok(program)
+    Ok((program, bytes))
 }
