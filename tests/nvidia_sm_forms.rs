@@ -96,3 +96,48 @@ fn translation_refuses_f16_results_naming_them() {
         Ok(t) => panic!("translated: {}", String::from_utf8_lossy(&t.output)),
     }
 }
+
+/// `TXD.LC` (SM52 on): the IR has no place for TXD's LOD clamp (where TXD reads it is not
+/// known), so the word is refused as `.F16` words are, naming `.LC`, where it dropped the bit
+/// before (the whole path wrote the word back without it, the streamed path unchanged): its
+/// listing line prints `.LC`, re-encoding and the streamed re-encoding refuse it alike, and
+/// translation refuses it.
+#[test]
+fn txd_lod_clamp_is_refused_not_dropped() {
+    let word: u64 = 0xde3c_0007_a087_0400; // TXD.LC R0, R4, R8, 0x0, 2D, 0xf
+    let control: u64 = 0x001f_8000_fc00_07e0;
+    let nop: u64 = 0x50b0_0000_0007_0f00;
+    let stream: Vec<u8> = [control, word, nop, nop]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    let p = texlate::decode_with(Isa::Nvidia, &stream, read(Sm::SM52)).unwrap();
+    let text = texlate::encode(Isa::Nvidia, &p, texlate::Form::Text).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    assert!(text.contains("TXD.LC R0, R4, R8, 0x0, 2D, 0xf"), "{text}");
+    let whole = texlate::encode(Isa::Nvidia, &p, texlate::Form::Binary);
+    match &whole {
+        Err(Error::Validation(v)) => {
+            assert!(v.rule == ".LC" && v.detail.contains("TXD.LC"), "{v:?}")
+        }
+        other => panic!("{other:?}"),
+    }
+    let mut out = Vec::new();
+    let streamed = texlate::stream::transcode(
+        Isa::Nvidia,
+        &mut std::io::Cursor::new(&stream),
+        read(Sm::SM52),
+        texlate::Form::Binary,
+        &mut out,
+    );
+    match streamed {
+        Err(texlate::stream::StreamError::Codec(e)) => assert_eq!(Err(e), whole),
+        other => panic!("{other:?}"),
+    }
+    let mut o = texlate::translate::Options::new(Isa::Nvidia, Isa::Dxbc);
+    o.read = read(Sm::SM52);
+    match texlate::translate::translate(&stream, &o) {
+        Err(e) => assert!(e.to_string().contains(".LC"), "{e}"),
+        Ok(t) => panic!("translated: {}", String::from_utf8_lossy(&t.output)),
+    }
+}

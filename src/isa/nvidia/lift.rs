@@ -86,6 +86,17 @@ pub fn check(inst: &NvInst) -> Result<(), FieldError> {
             ),
         });
     }
+    // TEX.LC packs its clamp into the array slot (research §4); where TXD.LC (nvdisasm
+    // decodes the bit from SM52 on) reads its clamp is not known, so the IR could not keep
+    // it and a re-encoding would drop the bit: the word stays as read instead.
+    if inst.op == OpClass::TXD && inst.lc {
+        return Err(FieldError {
+            field: ".LC",
+            reason: "TXD.LC clamps the LOD with a value whose place among TXD's parameter \
+                     registers is not known (disasm and asm read it; translation refuses it)"
+                .to_string(),
+        });
+    }
     let (ra, rb) = param_counts(inst).ok_or_else(no_target)?;
     check_vector(inst.ra, ra, "Ra")?;
     check_vector(inst.rb, rb, "Rb")?;
