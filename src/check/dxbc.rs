@@ -487,6 +487,7 @@ fn texture(
     let Some((mut op, roles, has_status)) = layout(i.opcode) else {
         return Ok(false);
     };
+    m.begin_texture();
     let ndst = if has_status { 2 } else { 1 };
     if i.operands.len() != ndst + roles.len() {
         return Err(unsupported(at, i, "unexpected operand count"));

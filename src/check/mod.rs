@@ -987,6 +987,10 @@ pub struct InitialFile {
     pub seed: u64,
     /// Mixed into the seed (to give two runs different but repeatable values).
     pub salt: u64,
+    /// Values registers take just before the k-th texture instruction runs (entry k): what
+    /// instructions the check does not run had set them to (`translate::check`: the
+    /// constants a translation folded, `Codec::constants`).
+    pub at_texture: Vec<Vec<(Reg, u32)>>,
 }
 
 impl InitialFile {
@@ -996,6 +1000,7 @@ impl InitialFile {
             values: IndexMap::new(),
             seed,
             salt: 0,
+            at_texture: Vec::new(),
         }
     }
 
@@ -1028,6 +1033,8 @@ pub struct Machine {
     pub in_quad_region: bool,
     /// Registers whose last write happened inside a `SAM`/`RAM` region.
     pub quad_region_writes: IndexSet<Reg>,
+    /// How many texture instructions have started ([`Machine::begin_texture`]).
+    textures: usize,
 }
 
 /// A request and where its instruction was read.
@@ -1050,7 +1057,20 @@ impl Machine {
             request_ids: (0, 1),
             in_quad_region: false,
             quad_region_writes: IndexSet::new(),
+            textures: 0,
         }
+    }
+
+    /// Called by each model as a texture instruction starts, before it reads its operands:
+    /// the registers `init.at_texture` lists for this one take their values (not as writes:
+    /// the instruction left out set them, which the comparison does not count).
+    pub fn begin_texture(&mut self) {
+        if let Some(values) = self.init.at_texture.get(self.textures) {
+            for &(r, v) in values {
+                self.regs.insert(r, Value::Bits(v));
+            }
+        }
+        self.textures += 1;
     }
 
     /// The value of `r`; a never-written register reads its initial value.
@@ -1855,21 +1875,12 @@ pub fn compare_with(
     map: &dyn Fn(Reg) -> Option<Reg>,
     seed: u64,
 ) -> Result<CheckReport, Error> {
-    compare_preset(
-        from,
-        source,
-        to,
-        target,
-        bindings,
-        map,
-        seed,
-        &IndexMap::new(),
-    )
+    compare_preset(from, source, to, target, bindings, map, seed, &[])
 }
 
-/// [`compare_with`], the source's registers listed in `preset` starting with those values
-/// (the rest random): what the source's instructions the check does not run had set them to
-/// (`translate::check`: the constants a translation folded).
+/// [`compare_with`], the source's registers listed in `preset[k]` taking those values just
+/// before its k-th texture instruction: what the source's instructions the check does not run
+/// had set them to (`translate::check`: the constants a translation folded).
 #[allow(clippy::too_many_arguments)]
 pub fn compare_preset(
     from: Isa,
@@ -1879,7 +1890,7 @@ pub fn compare_preset(
     bindings: &Bindings,
     map: &dyn Fn(Reg) -> Option<Reg>,
     seed: u64,
-    preset: &IndexMap<Reg, u32>,
+    preset: &[Vec<(Reg, u32)>],
 ) -> Result<CheckReport, Error> {
     let quad = |isa: Isa, p: &[u8]| -> Result<bool, Error> {
         Ok(isa == Isa::Nvidia && nvidia::uses_quad(p)?)
@@ -1888,12 +1899,13 @@ pub fn compare_preset(
         return compare_quad(from, source, to, target, bindings, map, seed, preset);
     }
     let mut init = InitialFile::random(seed);
-    init.values.extend(preset);
+    init.at_texture = preset.to_vec();
     let src = run(from, source, init, bindings)?;
     let mut tinit = InitialFile {
         values: IndexMap::new(),
         seed,
         salt: 0x7a26_e7d1_5eed_0001,
+        at_texture: Vec::new(),
     };
     for (r, v) in &src.init.values {
         if let Some(t) = map(*r) {
@@ -1945,12 +1957,13 @@ fn compare_quad(
     bindings: &Bindings,
     map: &dyn Fn(Reg) -> Option<Reg>,
     seed: u64,
-    preset: &IndexMap<Reg, u32>,
+    preset: &[Vec<(Reg, u32)>],
 ) -> Result<CheckReport, Error> {
     let sinits = [0, 1, 2, 3].map(|l| InitialFile {
-        values: preset.clone(),
+        values: IndexMap::new(),
         seed,
         salt: lane_salt(l),
+        at_texture: preset.to_vec(),
     });
     let src = run_lanes(from, source, sinits, bindings)?;
     let tinits = [0, 1, 2, 3].map(|l| {
@@ -1958,6 +1971,7 @@ fn compare_quad(
             values: IndexMap::new(),
             seed,
             salt: 0x7a26_e7d1_5eed_0001 ^ lane_salt(l),
+            at_texture: Vec::new(),
         };
         for (r, v) in &src[l].init.values {
             if let Some(tr) = map(*r) {

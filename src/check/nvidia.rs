@@ -346,6 +346,7 @@ fn packed_offsets(v: &Value, tld4: bool, dim: Option<Dimension>) -> Offsets {
 
 /// Evaluates one texture instruction.
 pub fn texture(m: &mut Machine, inst: &NvInst, bindings: &Bindings, at: &str) -> Result<(), Error> {
+    m.begin_texture();
     let (ra, rb) = slots(inst).ok_or_else(|| {
         Error::model(
             ISA,

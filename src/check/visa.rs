@@ -217,6 +217,7 @@ fn texture(
     bindings: &Bindings,
     at: &str,
 ) -> Result<(), Error> {
+    m.begin_texture();
     let wide = inst.opcode == 0x6e
         && inst.subop == 28
         && inst.params.first().is_some_and(|p| vars.size(p.var) == 2);

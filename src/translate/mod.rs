@@ -514,21 +514,18 @@ pub fn check(
     )
 }
 
-/// The source as text, with only its texture and ALU instructions and declarations; and the
-/// values the instructions left out set registers to before the texture instructions read
-/// them (`Codec::constants`, what `fold_constants` folds: fxc's `mov r1.zw, l(0,0,0,0)`
-/// before an `ld`), for the check's source to start with. A register set to different
-/// constants before different texture instructions starts with the first.
-fn texture_part(
-    input: &[u8],
-    options: &Options,
-) -> Result<(String, indexmap::IndexMap<crate::ir::Reg, u32>), Error> {
+/// Per texture instruction, the registers the stream sets to a constant before it
+/// (`Codec::constants`).
+type Constants = Vec<Vec<(crate::ir::Reg, u32)>>;
+
+/// The source as text, with only its texture and ALU instructions and declarations; and, per
+/// texture instruction, the constants the instructions left out set registers to before it
+/// (`Codec::constants`, what `fold_constants` folds: fxc's `mov r1.zw, l(0,0,0,0)` before an
+/// `ld`), which the check's source takes just before that instruction.
+fn texture_part(input: &[u8], options: &Options) -> Result<(String, Constants), Error> {
     let c = codec(options.from);
     let program = crate::decode_with(options.from, input, options.read)?;
-    let mut preset = indexmap::IndexMap::new();
-    for (reg, bits) in c.constants(&program).into_iter().flatten() {
-        preset.entry(reg).or_insert(bits);
-    }
+    let preset = c.constants(&program);
     let text = c.print_text(&program)?;
     let printed = c.parse_text(&text, options.read)?;
     let lines: Vec<&str> = text.lines().collect();
