@@ -448,3 +448,22 @@ fn check_sees_the_constants_a_translation_folded() {
         assert_eq!(lod_agrees, agrees, "level {level}:\n{r}");
     }
 }
+
+/// A vISA move read back as an ALU instruction whose source is an alias of another
+/// variable's storage: `map_regs` maps it through its root as it maps texture operands, so
+/// the check's source (which reads aliases through their roots) and the translation start
+/// from one value. Found by the `translate` fuzz target: the ALU operand kept the alias's own
+/// name, got a register of its own, and the check disagreed.
+#[test]
+fn alu_moves_of_aliased_variables_map_through_their_root() {
+    use texlate::translate::{check, translate, Options};
+    let src = ".version 4.1\n.kernel \"k\"\n.decl V0082 v_type=G type=d num_elts=16 align=hword\n.decl V0084 v_type=G type=d num_elts=16 align=hword alias=<V0082, 0>\n.decl V0110 v_type=G type=d num_elts=64 align=hword\n.kernel_attr Target=\"3d\"\n.kernel_attr SimdSize=16\n    mov (M1, 16) V0110(6,0)<1> V0084(0,0)<1;1,0>\n";
+    for to in [Isa::Dxbc, Isa::Nvidia] {
+        let o = Options::new(Isa::Visa, to);
+        let t = translate(src.as_bytes(), &o).unwrap();
+        let r = check(src.as_bytes(), &t, &o, 1).unwrap();
+        assert!(r.agrees(), "to {to:?}:\n{r}");
+        // The alias and its root are one source register of the map.
+        assert_eq!(t.regmap.entries.len(), 2, "{:?}", t.regmap.entries);
+    }
+}

@@ -13,7 +13,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{for_each_tex, PassContext};
+use super::PassContext;
 use crate::error::Error;
 use crate::ir::{AluOp, Item, Reg, RegFile, Scalar, ScalarType, TexInstr, TexOp, Variable};
 use crate::mappings::targets::RegisterModel;
@@ -118,11 +118,18 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
                 }
             }
         };
-        for_each_tex(items, |_, t| {
-            t.for_each_source_mut(root);
-            t.for_each_dst_mut(root);
-            Ok(())
-        })?;
+        // ALU instructions read back from the source too: both names of one storage are
+        // one register whoever reads them.
+        for item in items.iter_mut() {
+            match item {
+                Item::Tex(t) => {
+                    t.for_each_source_mut(root);
+                    t.for_each_dst_mut(root);
+                }
+                Item::Alu(a) => a.srcs.iter_mut().chain([&mut a.dst]).for_each(root),
+                Item::Comment(_) | Item::Opaque(_) => {}
+            }
+        }
     }
     let target_stride = channel_stride(ctx.simd, ctx.target.caps.grf_bytes);
     // Source registers in order of first use, with the exec width that reads them and the
