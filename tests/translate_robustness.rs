@@ -89,3 +89,26 @@ fn mutated_dx_listings_never_panic() {
         }
     }
 }
+
+/// A source line kept as a comment keeps no control character raw (found by the `translate`
+/// fuzz target: a NUL carried into a vISA listing made it read as binary): every output of a
+/// listing with NUL, DEL and ESC in an untranslated line reads back as text.
+#[test]
+fn comments_of_source_lines_escape_control_characters() {
+    use texlate::Form;
+    let src = "ps_4_0\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_sampler s0, mode_default\ndcl_temps 2\n#line\u{7f}\u{0}\u{1b} \"x\"\nsample r0.xyzw, r1.xyxx, t0.xyzw, s0\n";
+    for to in [Isa::Visa, Isa::Nvidia] {
+        let mut o = Options::new(Isa::Dxbc, to);
+        o.emit = Form::Text;
+        let t = translate(src.as_bytes(), &o).unwrap_or_else(|e| panic!("{to:?}: {e}"));
+        let text = String::from_utf8(t.output.clone()).unwrap();
+        assert!(
+            text.contains("#line\\u{7f}\\u{0}\\u{1b}"),
+            "{to:?}:\n{text}"
+        );
+        assert!(!text
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'));
+        texlate::decode_with(to, &t.output, o.read).unwrap_or_else(|e| panic!("{to:?}: {e}"));
+    }
+}

@@ -258,16 +258,26 @@ pub fn codec(isa: Isa) -> &'static dyn Codec {
     }
 }
 
-/// A comment in the syntax all three ISAs' text shares (`// ...`), every line of it.
+/// A comment in the syntax all three ISAs' text shares (`// ...`), every line of it. Control
+/// characters other than tab are written as `\u{..}` escapes: a NUL or DEL carried over from
+/// a source line would make the output look binary to a reader (texlate's own included).
 pub fn comment_line(text: &str) -> String {
     text.split('\n')
         .map(|line| {
             let line = line.trim_end_matches('\r');
             if line.is_empty() {
-                "//".to_string()
-            } else {
-                format!("// {line}")
+                return "//".to_string();
             }
+            let mut out = String::with_capacity(line.len() + 3);
+            out.push_str("// ");
+            for c in line.chars() {
+                if c.is_control() && c != '\t' {
+                    out.push_str(&c.escape_unicode().to_string());
+                } else {
+                    out.push(c);
+                }
+            }
+            out
         })
         .collect::<Vec<_>>()
         .join("\n")
