@@ -397,6 +397,17 @@ fn dx_sample_agrees_with_visa_sample() {
     assert!(report.agrees(), "{report}");
 }
 
+/// Translates `src` from `from` to `to` and asserts the semantic check agrees; the
+/// translation, for further assertions.
+fn translate_checked(src: &str, from: Isa, to: Isa) -> texlate::translate::Translation {
+    use texlate::translate::{check, translate, Options};
+    let o = Options::new(from, to);
+    let t = translate(src.as_bytes(), &o).unwrap_or_else(|e| panic!("to {to:?}: {e}"));
+    let r = check(src.as_bytes(), &t, &o, 1).unwrap();
+    assert!(r.agrees(), "{from:?} -> {to:?}:\n{r}\n{src}");
+    t
+}
+
 /// fxc loads with a constant mip level set by an ALU instruction the translation keeps as a
 /// comment (`mov r0.zw, l(0,0,0,0)` before `ld`): the translation folds the constant (a
 /// zero-LOD load), and the check's source, which runs only texture and ALU instructions the
@@ -405,34 +416,27 @@ fn dx_sample_agrees_with_visa_sample() {
 /// translations of such shaders.
 #[test]
 fn check_sees_the_constants_a_translation_folded() {
-    use texlate::translate::{check, translate, Options};
     // A texture instruction writes the register first (`resinfo` into r0), then the `mov`
     // sets the constant: the source takes it just before the `ld`, not at its start.
     let resinfo = "ps_4_0\ndcl_resource_texture2d (sint,sint,sint,sint) t0\ndcl_input_ps linear v1.xy\ndcl_output o0.xyzw\ndcl_temps 1\nresinfo_uint r0.xyzw, l(0), t0.xyzw\nutof r0.xy, r0.xyxx\nmul r0.xy, r0.xyxx, v1.xyxx\nftoi r0.xy, r0.xyxx\nmov r0.zw, l(0,0,0,0)\nld r0.xyzw, r0.xyzw, t0.xyzw\nmov o0.x, r0.x\nret\n";
     for to in [Isa::Nvidia, Isa::Visa] {
-        let o = Options::new(Isa::Dxbc, to);
-        let t = translate(resinfo.as_bytes(), &o).unwrap();
-        let r = check(resinfo.as_bytes(), &t, &o, 1).unwrap();
-        assert!(r.agrees(), "resinfo, then the constant, to {to:?}:\n{r}");
+        translate_checked(resinfo, Isa::Dxbc, to);
     }
     for level in [0, 1] {
         let src = format!(
             "ps_4_0\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_input_ps_siv linear noperspective v0.xy, position\ndcl_output o0.x\ndcl_temps 1\nftoi r0.xy, v0.xyxx\nmov r0.zw, l(0,0,0,{level})\nld r0.xyzw, r0.xyzw, t0.xyzw\nmov o0.x, r0.x\nret\n"
         );
         for to in [Isa::Nvidia, Isa::Visa] {
-            let o = Options::new(Isa::Dxbc, to);
-            let t = translate(src.as_bytes(), &o).unwrap();
-            let r = check(src.as_bytes(), &t, &o, 1).unwrap();
-            assert!(r.agrees(), "level {level} to {to:?}:\n{r}");
+            translate_checked(&src, Isa::Dxbc, to);
         }
     }
     // The preset is what the source reads: an `ld` without the `mov`, against one whose
     // level is set to 0, agrees in its LOD with level 0 preset and not with level 1.
     let ld = "ps_4_0\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_temps 1\nld r0.xyzw, r0.xyzw, t0.xyzw\n";
+    let zero = "ps_4_0\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_temps 1\nmov r0.w, l(0)\nld r0.xyzw, r0.xyzw, t0.xyzw\n";
     let same = |r: Reg| Some(r);
     for (level, agrees) in [(0u32, true), (1, false)] {
         let preset = vec![vec![(r_dx(0, 3), level)]];
-        let zero = "ps_4_0\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_temps 1\nmov r0.w, l(0)\nld r0.xyzw, r0.xyzw, t0.xyzw\n";
         let r = check::compare_preset(
             Isa::Dxbc,
             ld.as_bytes(),
@@ -456,13 +460,9 @@ fn check_sees_the_constants_a_translation_folded() {
 /// name, got a register of its own, and the check disagreed.
 #[test]
 fn alu_moves_of_aliased_variables_map_through_their_root() {
-    use texlate::translate::{check, translate, Options};
     let src = ".version 4.1\n.kernel \"k\"\n.decl V0082 v_type=G type=d num_elts=16 align=hword\n.decl V0084 v_type=G type=d num_elts=16 align=hword alias=<V0082, 0>\n.decl V0110 v_type=G type=d num_elts=64 align=hword\n.kernel_attr Target=\"3d\"\n.kernel_attr SimdSize=16\n    mov (M1, 16) V0110(6,0)<1> V0084(0,0)<1;1,0>\n";
     for to in [Isa::Dxbc, Isa::Nvidia] {
-        let o = Options::new(Isa::Visa, to);
-        let t = translate(src.as_bytes(), &o).unwrap();
-        let r = check(src.as_bytes(), &t, &o, 1).unwrap();
-        assert!(r.agrees(), "to {to:?}:\n{r}");
+        let t = translate_checked(src, Isa::Visa, to);
         // The alias and its root are one source register of the map.
         assert_eq!(t.regmap.entries.len(), 2, "{:?}", t.regmap.entries);
     }
