@@ -20,6 +20,7 @@ copy_seeds() {
         cp "$f" "$1/$i-$(basename "$f")"
         i=$((i + 1))
     done
+    cat > /dev/null   # drains the rest: the writer must not die of SIGPIPE under pipefail
 }
 
 seed() {   # seed TARGET: copy a bounded sample of real inputs into fuzz/corpus/TARGET
@@ -55,7 +56,7 @@ seed() {   # seed TARGET: copy a bounded sample of real inputs into fuzz/corpus/
                                 nvidia) find "$corpus/nvidia" -maxdepth 1 -name '*.sass' -size -20k ;;
                                 dxbc)   find "$corpus/dxbc/blobs" -name '*.dxbc' -size -20k ;;
                                 visa)   find "$corpus/intel/dumps" -name '*.visaasm' -size -20k ;;
-                            esac | head -n 30 | while IFS= read -r f; do
+                            esac | awk 'NR <= 30' | while IFS= read -r f; do   # awk reads all: no SIGPIPE under pipefail
                                 for p in $picks; do
                                     { printf "\\$(printf %03o "$p")"; cat "$f"; } > "$dir/$p-$(basename "$f")"
                                 done
