@@ -1335,6 +1335,23 @@ mod tests {
         }
     }
 
+    /// Relative indices nest [`MAX_NESTING`] deep and no deeper, checked as decoded.
+    #[test]
+    fn nested_relative_indices_check_as_they_decode() {
+        // `mov` (opcode 54) of one operand: `k` registers each indexed by the next, then r0.
+        for k in 0..=MAX_NESTING as usize + 2 {
+            let len = 1 + k + 2;
+            let mut words = vec![0x50, 0, 54 | (len as u32) << 24];
+            words.extend(std::iter::repeat_n(0x0090_0000, k));
+            words.extend([0x0010_0000, 0]);
+            words[1] = words.len() as u32;
+            let decoded = decode_program(&words, 0).map(|p| p.instructions.len() as u64);
+            let checked = check_program(&le_bytes(&words), 0, |_| {}).map(|(_, n)| n);
+            assert_eq!(checked, decoded, "{k} levels");
+            assert_eq!(checked.is_ok(), k <= MAX_NESTING as usize, "{k} levels");
+        }
+    }
+
     /// Checking a program without decoding it ([`check_program`]) accepts and refuses
     /// what decoding it does ([`dwords`], then [`Instructions::next_instruction`]), with the
     /// same errors, and counts its instructions; what it sees of a texture instruction
