@@ -467,3 +467,42 @@ fn alu_moves_of_aliased_variables_map_through_their_root() {
         assert_eq!(t.regmap.entries.len(), 2, "{:?}", t.regmap.entries);
     }
 }
+
+/// A resource swizzle that names one texture channel for two destination components
+/// (`sample r0.zw, …, t0.wwww`: both get alpha) is translated whole: the IR places each
+/// channel once, and the translation copies it to the other component after the
+/// instruction. The second component was left unwritten (found by the random-field oracle
+/// tier, `translate_oracle random_field_values_translate_and_check`).
+#[test]
+fn replicated_resource_swizzles_write_every_component() {
+    let decl = "ps_5_0\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_sampler s0, mode_default\ndcl_input_ps linear v0.xy\ndcl_temps 2\n";
+    for body in [
+        "sample r0.zw, v0.xyxx, t0.wwww, s0\n",
+        "sample r1.xyzw, v0.xyxx, t0.xxyx, s0\n",
+        "ld r0.xzw, r1.zyxz, t0.wzwx\n",
+    ] {
+        let src = format!("{decl}{body}ret\n");
+        for to in [Isa::Nvidia, Isa::Visa] {
+            translate_checked(&src, Isa::Dxbc, to);
+        }
+    }
+}
+
+/// DX `sampleinfo` computes (count, 0, 0, 0) and its swizzle may read the zeros; vISA's
+/// `sampleinfo` returns other data in G, B and A (the sample position palette index in A)
+/// and NVIDIA's TXQ the count alone, so the translation writes the zeros with moves (it
+/// wrote vISA's channels into them, and NVIDIA refused). Found by the random-field tier.
+#[test]
+fn sample_count_channels_past_the_count_are_zeros() {
+    let decl = "ps_5_0\ndcl_resource_texture2dms(4) (float,float,float,float) t0\ndcl_temps 2\n";
+    for body in [
+        "sampleinfo_uint r1.xzw, t0.zxxy\n",
+        "sampleinfo r1.y, t0.w\n",
+        "sampleinfo r1.xyzw, t0.xyzw\n",
+    ] {
+        let src = format!("{decl}{body}ret\n");
+        for to in [Isa::Nvidia, Isa::Visa] {
+            translate_checked(&src, Isa::Dxbc, to);
+        }
+    }
+}

@@ -438,7 +438,28 @@ fn lower(mut source: Program, options: &Options, keep_source: bool) -> Result<Lo
         if let Item::Alu(a) = &mut item {
             a.origin = crate::ir::Origin::SYNTHETIC;
         }
+        // A result channel the source writes to several destinations is placed once in the
+        // IR and copied to the others after the instruction, under its guard.
+        let copies = match &item {
+            Item::Tex(t) => source_codec
+                .result_copies(t)
+                .into_iter()
+                .map(|(dst, placed)| {
+                    Item::Alu(Box::new(crate::ir::AluInstr {
+                        op: crate::ir::AluOp::Mov,
+                        dst,
+                        srcs: vec![placed],
+                        pred: t.pred,
+                        exec: None,
+                        span: t.span,
+                        origin: crate::ir::Origin::SYNTHETIC,
+                    }))
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
         items.push(item);
+        items.extend(copies);
     }
     let groups = |t: &crate::ir::TexInstr| target_codec.register_groups(t);
     let target = Target {
