@@ -253,7 +253,15 @@ fn known_rejection(tool: &str, program: &str, diagnostic: &str) -> Option<&'stat
     // `examples/lod_not_accepted.visaasm`).
     if tool.starts_with("GenX_IR")
         && diagnostic.contains("syntax error")
-        && program.lines().any(|l| l.trim_start().starts_with("lod."))
+        && program.lines().any(|l| {
+            // A predicated instruction starts with its guard: `(P3) lod.RGA ...`.
+            let l = l.trim_start();
+            let l = match l.strip_prefix('(') {
+                Some(rest) => rest.split_once(')').map_or(l, |(_, i)| i.trim_start()),
+                None => l,
+            };
+            l.starts_with("lod.")
+        })
     {
         return Some("IGC 12504's lexer rejects `lod`");
     }

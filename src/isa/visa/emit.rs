@@ -293,11 +293,15 @@ pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Erro
         }
     }
     for (&n, _) in &ir.samplers {
-        if n > u32::from(u8::MAX) {
+        if n >= limits.predefined_sampler {
             return Err(refuse(
                 Span::default(),
                 "state-index",
-                format!("sampler S{n}: vISA samplers are S0..S255"),
+                format!(
+                    "sampler S{n}: vISA user samplers are S0..S{} (S{} is predefined)",
+                    limits.predefined_sampler - 1,
+                    limits.predefined_sampler
+                ),
             ));
         }
     }
