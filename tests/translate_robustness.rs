@@ -141,6 +141,12 @@ fn forms_a_target_cannot_run_are_refused() {
             "DX gather4 reads Texture2D",
             "sample4 gathers from 2D",
         ),
+        // ARRAY_3D (reserved): TMML wrote a vISA `lod` without its layer.
+        (
+            "df5da0a350070226",
+            "DX has no Texture3D arrays",
+            "no arrays of 3D surfaces",
+        ),
     ] {
         let listing = texlate::isa::codec(Isa::Nvidia)
             .print_text(&texlate::isa::nvidia::decode_hex(&[word]).unwrap())
@@ -154,6 +160,8 @@ fn forms_a_target_cannot_run_are_refused() {
     let s31 = "ps_5_0\ndcl_sampler s31, mode_default\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_input_ps linear v0.xy\ndcl_temps 1\nsample r0.xyzw, v0.xyxx, t0.xyzw, s31\nret\n";
     let e = refusal(Isa::Dxbc, Isa::Visa, s31);
     assert!(e.contains("vISA user samplers are S0..S30"), "{e}");
+    // A backend's refusal names the translation's source ISA, not its own twice.
+    assert!(e.contains("from dxbc to visa"), "{e}");
     let s30 = s31.replace("s31", "s30");
     translate(s30.as_bytes(), &Options::new(Isa::Dxbc, Isa::Visa)).unwrap();
 }

@@ -302,8 +302,9 @@ fn translate_parts(
     // frees it once the target program is built.
     let (program, output, basis) = match lowered.source {
         Some(source) => {
-            let (program, output) =
-                target.emit_output(Cow::Borrowed(&lowered.ir), &emit, options.emit)?;
+            let (program, output) = target
+                .emit_output(Cow::Borrowed(&lowered.ir), &emit, options.emit)
+                .map_err(|e| e.from_source(options.from))?;
             let basis = Basis::Lowered(Box::new(LoweredBasis {
                 source,
                 ir: lowered.ir,
@@ -314,14 +315,16 @@ fn translate_parts(
             (program, output, Some(basis))
         }
         None => {
-            let (program, output) =
-                target.emit_output(Cow::Owned(lowered.ir), &emit, options.emit)?;
+            let (program, output) = target
+                .emit_output(Cow::Owned(lowered.ir), &emit, options.emit)
+                .map_err(|e| e.from_source(options.from))?;
             (program, output, None)
         }
     };
     let output = match output {
         Some(output) => output,
-        None => crate::encode(options.to, &program, options.emit)?,
+        None => crate::encode(options.to, &program, options.emit)
+            .map_err(|e| e.from_source(options.from))?,
     };
     let parts = Parts {
         output,
