@@ -1063,11 +1063,16 @@ impl Machine {
 
     /// Called by each model as a texture instruction starts, before it reads its operands:
     /// the registers `init.at_texture` lists for this one take their values (not as writes:
-    /// the instruction left out set them, which the comparison does not count).
+    /// the instruction left out set them, which the comparison does not count). A register
+    /// an earlier instruction wrote no longer holds that write, so it leaves the written set
+    /// until a later instruction writes it again: its final value is the left-out
+    /// instruction's, which neither program runs.
     pub fn begin_texture(&mut self) {
         if let Some(values) = self.init.at_texture.get(self.textures) {
             for &(r, v) in values {
                 self.regs.insert(r, Value::Bits(v));
+                self.written.shift_remove(&r);
+                self.quad_region_writes.shift_remove(&r);
             }
         }
         self.textures += 1;
