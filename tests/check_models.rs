@@ -478,3 +478,30 @@ fn alu_moves_of_aliased_variables_map_through_their_root() {
         assert_eq!(t.regmap.entries.len(), 2, "{:?}", t.regmap.entries);
     }
 }
+
+/// A cube sample whose direction is an earlier sample's result: ptxas's normalisation (each
+/// coordinate times the reciprocal of the largest magnitude, which the DX → NVIDIA
+/// translation writes as FMNMX/MUFU.RCP/FMUL) names the same direction, compared at one
+/// point with the results replaced alike on both sides. Before, only concrete directions were
+/// compared so: symbolic ones disagreed (corpus blob, found by the `translate` fuzz target).
+/// Swapped coordinates still disagree.
+#[test]
+fn cube_directions_from_earlier_results_agree_after_normalisation() {
+    let src = |coords: &str| {
+        format!("ps_4_0\ndcl_sampler s0, mode_default\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_resource_texturecube (float,float,float,float) t1\ndcl_input_ps linear v0.xy\ndcl_output o0.xyzw\ndcl_temps 1\nsample r0.xyzw, v0.xyxx, t0.xyzw, s0\nsample o0.xyzw, r0.{coords}, t1.xyzw, s0\nret\n")
+    };
+    let t = translate_checked(&src("xyzx"), Isa::Dxbc, Isa::Nvidia);
+    let text = String::from_utf8(t.output).unwrap();
+    assert!(text.contains("MUFU.RCP"), "{text}");
+    let r = compare(
+        Isa::Dxbc,
+        src("xyzx").as_bytes(),
+        Isa::Dxbc,
+        src("yxzy").as_bytes(),
+        &Bindings::default(),
+        &RegisterMap::default(),
+        1,
+    )
+    .unwrap();
+    assert!(!r.agrees(), "{r}");
+}
