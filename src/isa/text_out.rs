@@ -46,6 +46,50 @@ impl TextOut for Vec<u8> {
     }
 }
 
+/// Compares what is printed into it with a text, byte by byte as it comes, instead of
+/// keeping it: whether a printer prints exactly that text, without building it.
+/// (`overwrite_ascii` compares the new bytes too, but a mismatch of the bytes overwritten
+/// stays one: a printer that overwrites can be told "different" wrongly, never "the same".)
+pub struct Matches<'a> {
+    text: &'a [u8],
+    len: usize,
+    same: bool,
+}
+
+impl<'a> Matches<'a> {
+    /// Compares with `text`.
+    pub fn new(text: &'a [u8]) -> Self {
+        Matches {
+            text,
+            len: 0,
+            same: true,
+        }
+    }
+
+    /// Whether everything printed is the whole text.
+    pub fn all(&self) -> bool {
+        self.same && self.len == self.text.len()
+    }
+}
+
+impl TextOut for Matches<'_> {
+    fn push_text(&mut self, s: &str) {
+        let end = self.len + s.len();
+        self.same &= self.text.get(self.len..end) == Some(s.as_bytes());
+        self.len = end;
+    }
+    fn push_ascii(&mut self, b: u8) {
+        self.same &= self.text.get(self.len) == Some(&b);
+        self.len += 1;
+    }
+    fn text_len(&self) -> usize {
+        self.len
+    }
+    fn overwrite_ascii(&mut self, at: usize, ascii: &[u8]) {
+        self.same &= self.text.get(at..at + ascii.len()) == Some(ascii);
+    }
+}
+
 const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
 
 /// Appends `n` in decimal, as `{}` prints it.
