@@ -104,6 +104,7 @@ pub(super) fn lead_end(line: &str) -> usize {
 fn lead(line: &str) -> (usize, Option<u64>) {
     let b = line.as_bytes();
     let skip_ws = |mut i: usize| {
+        i += spaces_end(&b[i..]);
         while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
             i += 1;
         }
@@ -539,7 +540,9 @@ fn accept_tex_line<'a>(
         .filter(|&k| body[k].is_ascii())?
         + 1;
     let pad = &body[semi + 1..];
-    if !pad.iter().all(|&c| is_blank_byte(c)) {
+    // Spaces, as `disasm` pads (looked at eight at a time), or other white space.
+    let spaces = spaces_end(pad) == pad.len();
+    if !spaces && !pad.iter().all(|&c| is_blank_byte(c)) {
         return None;
     }
     let text = &line[start..start + text_end];
@@ -567,10 +570,8 @@ fn accept_tex_line<'a>(
     // `write_tex_lines` pads the comment to its column with spaces (at least one) and
     // prints its digits in lower case: a line already so is printed as read.
     let digits = &b[last + HEX_DIGITS_AT.start..last + HEX_DIGITS_AT.end];
-    let verbatim = (!pad.is_empty()
-        && pad.iter().all(|&c| c == b' ')
-        && !digits.iter().any(u8::is_ascii_uppercase))
-    .then_some(line);
+    let verbatim =
+        (!pad.is_empty() && spaces && !digits.iter().any(u8::is_ascii_uppercase)).then_some(line);
     Some(AcceptedTex {
         layout: Layout {
             lead: &line[..start],
