@@ -118,6 +118,21 @@ impl Unsupported {
     }
 }
 
+impl Error {
+    /// A backend's refusal named as the translation's: a backend building a program of its
+    /// ISA refuses "from" its own ISA (it does not know the source); the translation from
+    /// `from` says so. Other errors are unchanged.
+    pub fn from_source(self, from: Isa) -> Self {
+        match self {
+            Error::Unsupported(mut u) if u.from == u.to => {
+                u.from = from.name();
+                Error::Unsupported(u)
+            }
+            e => e,
+        }
+    }
+}
+
 /// A bindings or register-map file that is malformed or contradicts itself.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{file}: line {line}, column {column}: {reason}")]

@@ -419,8 +419,19 @@ fn check_sees_the_constants_a_translation_folded() {
     // A texture instruction writes the register first (`resinfo` into r0), then the `mov`
     // sets the constant: the source takes it just before the `ld`, not at its start.
     let resinfo = "ps_4_0\ndcl_resource_texture2d (sint,sint,sint,sint) t0\ndcl_input_ps linear v1.xy\ndcl_output o0.xyzw\ndcl_temps 1\nresinfo_uint r0.xyzw, l(0), t0.xyzw\nutof r0.xy, r0.xyxx\nmul r0.xy, r0.xyxx, v1.xyxx\nftoi r0.xy, r0.xyxx\nmov r0.zw, l(0,0,0,0)\nld r0.xyzw, r0.xyzw, t0.xyzw\nmov o0.x, r0.x\nret\n";
-    for to in [Isa::Nvidia, Isa::Visa] {
-        translate_checked(resinfo, Isa::Dxbc, to);
+    // The `ld` writes elsewhere: r0.zw end holding the left-out `mov`'s zeros in the source
+    // and `resinfo`'s results in the translation, which keeps the `mov` as a comment. Neither
+    // program's check runs the `mov`, so those final values are not compared (fxc's
+    // `ld o0.xyzw, r0.xyzw`, corpus blob `CLK`, found by the `translate` fuzz target).
+    let into_output = resinfo.replace(
+        "ld r0.xyzw, r0.xyzw, t0.xyzw\nmov o0.x, r0.x\n",
+        "ld o0.xyzw, r0.xyzw, t0.xyzw\n",
+    );
+    assert_ne!(into_output, resinfo);
+    for src in [resinfo, &into_output] {
+        for to in [Isa::Nvidia, Isa::Visa] {
+            translate_checked(src, Isa::Dxbc, to);
+        }
     }
     for level in [0, 1] {
         let src = format!(
@@ -466,4 +477,70 @@ fn alu_moves_of_aliased_variables_map_through_their_root() {
         // The alias and its root are one source register of the map.
         assert_eq!(t.regmap.entries.len(), 2, "{:?}", t.regmap.entries);
     }
+}
+
+/// A resource swizzle that names one texture channel for two destination components
+/// (`sample r0.zw, …, t0.wwww`: both get alpha) is translated whole: the IR places each
+/// channel once, and the translation copies it to the other component after the
+/// instruction. The second component was left unwritten (found by the random-field oracle
+/// tier, `translate_oracle random_field_values_translate_and_check`).
+#[test]
+fn replicated_resource_swizzles_write_every_component() {
+    let decl = "ps_5_0\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_sampler s0, mode_default\ndcl_input_ps linear v0.xy\ndcl_temps 2\n";
+    for body in [
+        "sample r0.zw, v0.xyxx, t0.wwww, s0\n",
+        "sample r1.xyzw, v0.xyxx, t0.xxyx, s0\n",
+        "ld r0.xzw, r1.zyxz, t0.wzwx\n",
+    ] {
+        let src = format!("{decl}{body}ret\n");
+        for to in [Isa::Nvidia, Isa::Visa] {
+            translate_checked(&src, Isa::Dxbc, to);
+        }
+    }
+}
+
+/// DX `sampleinfo` computes (count, 0, 0, 0) and its swizzle may read the zeros; vISA's
+/// `sampleinfo` returns other data in G, B and A (the sample position palette index in A)
+/// and NVIDIA's TXQ the count alone, so the translation writes the zeros with moves (it
+/// wrote vISA's channels into them, and NVIDIA refused). Found by the random-field tier.
+#[test]
+fn sample_count_channels_past_the_count_are_zeros() {
+    let decl = "ps_5_0\ndcl_resource_texture2dms(4) (float,float,float,float) t0\ndcl_temps 2\n";
+    for body in [
+        "sampleinfo_uint r1.xzw, t0.zxxy\n",
+        "sampleinfo r1.y, t0.w\n",
+        "sampleinfo r1.xyzw, t0.xyzw\n",
+    ] {
+        let src = format!("{decl}{body}ret\n");
+        for to in [Isa::Nvidia, Isa::Visa] {
+            translate_checked(&src, Isa::Dxbc, to);
+        }
+    }
+}
+
+/// A cube sample whose direction is an earlier sample's result: ptxas's normalisation (each
+/// coordinate times the reciprocal of the largest magnitude, which the DX → NVIDIA
+/// translation writes as FMNMX/MUFU.RCP/FMUL) names the same direction, compared at one
+/// point with the results replaced alike on both sides. Before, only concrete directions were
+/// compared so: symbolic ones disagreed (corpus blob, found by the `translate` fuzz target).
+/// Swapped coordinates still disagree.
+#[test]
+fn cube_directions_from_earlier_results_agree_after_normalisation() {
+    let src = |coords: &str| {
+        format!("ps_4_0\ndcl_sampler s0, mode_default\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_resource_texturecube (float,float,float,float) t1\ndcl_input_ps linear v0.xy\ndcl_output o0.xyzw\ndcl_temps 1\nsample r0.xyzw, v0.xyxx, t0.xyzw, s0\nsample o0.xyzw, r0.{coords}, t1.xyzw, s0\nret\n")
+    };
+    let t = translate_checked(&src("xyzx"), Isa::Dxbc, Isa::Nvidia);
+    let text = String::from_utf8(t.output).unwrap();
+    assert!(text.contains("MUFU.RCP"), "{text}");
+    let r = compare(
+        Isa::Dxbc,
+        src("xyzx").as_bytes(),
+        Isa::Dxbc,
+        src("yxzy").as_bytes(),
+        &Bindings::default(),
+        &RegisterMap::default(),
+        1,
+    )
+    .unwrap();
+    assert!(!r.agrees(), "{r}");
 }

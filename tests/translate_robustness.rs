@@ -112,3 +112,56 @@ fn comments_of_source_lines_escape_control_characters() {
         texlate::decode_with(to, &t.output, o.read).unwrap_or_else(|e| panic!("{to:?}: {e}"));
     }
 }
+
+/// Forms the source decodes but a target cannot run are refused with the rule table's
+/// reason, not written for the vendor tool to reject (found by the random-field oracle
+/// tier: vkd3d's SPIR-V refused a cube fetch and a 1D gather, GenX_IR the declaration of
+/// the predefined sampler S31).
+#[test]
+fn forms_a_target_cannot_run_are_refused() {
+    let refusal = |from: Isa, to: Isa, input: &str| match translate(
+        input.as_bytes(),
+        &Options::new(from, to),
+    ) {
+        Ok(t) => panic!(
+            "{input} → {to:?} translated:\n{}",
+            String::from_utf8_lossy(&t.output)
+        ),
+        Err(e) => e.to_string(),
+    };
+    // nvdisasm decodes TLD on a cube and TLD4 on 1D and 3D targets; PTX has neither.
+    for (word, dx, visa) in [
+        (
+            "dc380027e6e7b90c",
+            "DX ld reads no cube",
+            "vISA's load reads 1D, 2D and 3D",
+        ),
+        (
+            "c83802e785570c00",
+            "DX gather4 reads Texture2D",
+            "sample4 gathers from 2D",
+        ),
+        // ARRAY_3D (reserved): TMML wrote a vISA `lod` without its layer.
+        (
+            "df5da0a350070226",
+            "DX has no Texture3D arrays",
+            "no arrays of 3D surfaces",
+        ),
+    ] {
+        let listing = texlate::isa::codec(Isa::Nvidia)
+            .print_text(&texlate::isa::nvidia::decode_hex(&[word]).unwrap())
+            .unwrap();
+        let e = refusal(Isa::Nvidia, Isa::Dxbc, &listing);
+        assert!(e.contains(dx), "{word} → DX: {e}");
+        let e = refusal(Isa::Nvidia, Isa::Visa, &listing);
+        assert!(e.contains(visa), "{word} → vISA: {e}");
+    }
+    // vISA's S31 is predefined: a DX sampler that lands there is refused.
+    let s31 = "ps_5_0\ndcl_sampler s31, mode_default\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_input_ps linear v0.xy\ndcl_temps 1\nsample r0.xyzw, v0.xyxx, t0.xyzw, s31\nret\n";
+    let e = refusal(Isa::Dxbc, Isa::Visa, s31);
+    assert!(e.contains("vISA user samplers are S0..S30"), "{e}");
+    // A backend's refusal names the translation's source ISA, not its own twice.
+    assert!(e.contains("from dxbc to visa"), "{e}");
+    let s30 = s31.replace("s31", "s30");
+    translate(s30.as_bytes(), &Options::new(Isa::Dxbc, Isa::Visa)).unwrap();
+}

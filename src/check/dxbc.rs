@@ -643,9 +643,16 @@ fn texture(
     // Result channels: destination component c receives result channel swizzle[c].
     let dst = &i.operands[0];
     let swizzle = |c: u8| res_op.map_or(c, |o| o.component(c as usize));
-    r.channels = (0..4u8)
-        .filter(|c| dst.mask() & (1 << c) != 0)
-        .fold(0, |acc, c| acc | (1 << swizzle(c)));
+    r.channels = if i.opcode == 111 {
+        // sampleinfo asks the sample count alone: "The instruction computes the vector
+        // (SampleCount,0,0,0)" (sampleinfo (sm4.1 - asm)), whichever channels its swizzle
+        // then reads.
+        1
+    } else {
+        (0..4u8)
+            .filter(|c| dst.mask() & (1 << c) != 0)
+            .fold(0, |acc, c| acc | (1 << swizzle(c)))
+    };
     let k = m.request(r, at.to_string());
     let convert = |ch: u8| -> Value {
         let v = Value::Result {

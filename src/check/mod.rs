@@ -1063,11 +1063,16 @@ impl Machine {
 
     /// Called by each model as a texture instruction starts, before it reads its operands:
     /// the registers `init.at_texture` lists for this one take their values (not as writes:
-    /// the instruction left out set them, which the comparison does not count).
+    /// the instruction left out set them, which the comparison does not count). A register
+    /// an earlier instruction wrote no longer holds that write, so it leaves the written set
+    /// until a later instruction writes it again: its final value is the left-out
+    /// instruction's, which neither program runs.
     pub fn begin_texture(&mut self) {
         if let Some(values) = self.init.at_texture.get(self.textures) {
             for &(r, v) in values {
                 self.regs.insert(r, Value::Bits(v));
+                self.written.shift_remove(&r);
+                self.quad_region_writes.shift_remove(&r);
             }
         }
         self.textures += 1;
@@ -1366,16 +1371,16 @@ impl fmt::Display for CheckReport {
 /// Whether two cube coordinate triples name the same direction: equal, or equal after each
 /// is divided by its largest magnitude (ptxas normalises cube coordinates before every CUBE
 /// access, research/nvidia.md §3 "cube-norm"; a direction is what a cube sample reads), within
-/// 2 ulp of the normalised value.
+/// 2 ulp of the normalised value. Coordinates computed from an earlier sample's result are
+/// compared at one point, each result replaced by the same float on both sides
+/// ([`at_sample_point`]), as quad gradients are.
 fn same_cube_direction(a: &[Value], b: &[Value]) -> bool {
-    let conc = |v: &[Value]| -> Option<Vec<f64>> {
+    let conc = |v: &[Value]| -> Vec<f64> {
         v.iter()
-            .map(|x| x.bits().map(|b| f64::from(f32::from_bits(b))))
+            .map(|x| f64::from(f32::from_bits(at_sample_point(x))))
             .collect()
     };
-    let (Some(a), Some(b)) = (conc(a), conc(b)) else {
-        return false;
-    };
+    let (a, b) = (conc(a), conc(b));
     if a.len() != 3 || b.len() != 3 {
         return false;
     }

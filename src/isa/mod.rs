@@ -157,6 +157,18 @@ pub trait Codec: Sync {
         let _ = program;
         Vec::new()
     }
+    /// Result channels `t` (read by this codec) writes to more than one destination, which
+    /// the IR places once each ([`crate::ir::TexInstr::dst`]): (the other destination, the
+    /// one the IR places the channel in), for the translation to copy after the instruction.
+    /// DX: a resource swizzle naming a channel twice under the write mask (`sample r0.zw,
+    /// v0.xyxx, t0.wwww, s0`). None by default.
+    fn result_copies(
+        &self,
+        t: &crate::ir::TexInstr,
+    ) -> Vec<(crate::ir::Scalar, crate::ir::Scalar)> {
+        let _ = t;
+        Vec::new()
+    }
     /// Builds a whole program of this ISA from target-ready IR (the output of the passes):
     /// the instructions, the declarations they need and the program around them, so that
     /// [`Codec::print_text`] and [`Codec::encode_binary`] write what the vendor tool accepts.

@@ -70,6 +70,22 @@ pub fn rule_ids(t: &TexInstr, from: &TargetCaps) -> Vec<&'static str> {
     if compare && dim == Some(Dim::D3) {
         ids.push("compare_3d");
     }
+    if matches!(
+        t.dim,
+        Dimension::Known {
+            dim: Dim::D3,
+            arrayed: true,
+            ..
+        }
+    ) {
+        ids.push("array_3d");
+    }
+    if matches!(t.op, TexOp::Fetch | TexOp::FetchMcs) && dim == Some(Dim::Cube) {
+        ids.push("fetch_cube");
+    }
+    if matches!(t.op, TexOp::Gather { .. }) && matches!(dim, Some(Dim::D1 | Dim::D3)) {
+        ids.push("gather_1d_3d");
+    }
     ids.extend(offset_rule(t, from));
     if t.min_lod.is_some() {
         ids.push("min_lod");

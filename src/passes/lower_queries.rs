@@ -26,7 +26,7 @@
 //! The conversions run under the query's guard: where it does not hold, the source's
 //! registers keep their values.
 
-use super::{expand_tex, virtual_reg, PassContext};
+use super::{expand_tex, virtual_reg, Expansion, PassContext};
 use crate::error::Error;
 use crate::ir::{AluOp, Imm, Item, Scalar, ScalarType, TexInstr, TexOp};
 
@@ -37,41 +37,94 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         if t.op == TexOp::QueryLod {
             return Ok(lod_query(t, ctx).into());
         }
-        // Sample-count queries follow the size queries' rule: DX `sampleinfo` returns a float
-        // unless `_uint`; vISA `sampleinfo` and NVIDIA `TXQ TEX_HEADER_TEXTURE_TYPE` (Mesa NAK
-        // `build_txq_samples`, Ryujinx `Txq`) return the count as an integer.
-        let counts = matches!(t.op, TexOp::QuerySize | TexOp::QuerySamples);
-        // A source whose size query returns integers whatever its destination's type (vISA
-        // `resinfo`) asks for integers.
-        if counts && !source_float {
-            t.result_type = Some(ScalarType::U32);
+        let zeros = sample_count_zeros(&mut t, ctx);
+        let query = count_query(t, ctx, source_float);
+        if zeros.is_empty() {
+            return Ok(query);
         }
-        if !counts || t.result_type != Some(ScalarType::F32) || ctx.target.caps.size_query_float {
-            if counts && t.result_type.is_none() {
-                t.result_type = Some(ScalarType::U32);
-            }
-            return Ok(t.into());
-        }
-        let v = ctx.new_virtual();
-        let mut after = Vec::new();
-        for c in 0..4 {
-            if let Some(d) = t.dst[c] {
-                let tmp = virtual_reg(v, c as u32);
-                ctx.virtual_types.insert((v, c as u32), ScalarType::U32);
-                t.dst[c] = Some(tmp);
-                after.push(ctx.alu_after(&t, AluOp::U32ToF32, d, vec![tmp]));
-            }
-        }
-        t.result_type = Some(ScalarType::U32);
-        ctx.note(
-            t.span,
-            "lower_queries",
-            "integer size or sample-count results converted to float",
-        );
-        let mut out = vec![Item::Tex(t)];
-        out.extend(after);
+        let mut out = match query {
+            Expansion::Keep(t) => vec![Item::Tex(t)],
+            Expansion::Items(items) => items,
+        };
+        out.extend(zeros);
         Ok(out.into())
     })
+}
+
+/// A size or sample-count query (the others as they are), its results converted to the
+/// source's type (module documentation).
+fn count_query(mut t: Box<TexInstr>, ctx: &mut PassContext, source_float: bool) -> Expansion {
+    // Sample-count queries follow the size queries' rule: DX `sampleinfo` returns a float
+    // unless `_uint`; vISA `sampleinfo` and NVIDIA `TXQ TEX_HEADER_TEXTURE_TYPE` (Mesa NAK
+    // `build_txq_samples`, Ryujinx `Txq`) return the count as an integer.
+    let counts = matches!(t.op, TexOp::QuerySize | TexOp::QuerySamples);
+    // A source whose size query returns integers whatever its destination's type (vISA
+    // `resinfo`) asks for integers.
+    if counts && !source_float {
+        t.result_type = Some(ScalarType::U32);
+    }
+    if !counts || t.result_type != Some(ScalarType::F32) || ctx.target.caps.size_query_float {
+        if counts && t.result_type.is_none() {
+            t.result_type = Some(ScalarType::U32);
+        }
+        return t.into();
+    }
+    let v = ctx.new_virtual();
+    let mut after = Vec::new();
+    for c in 0..4 {
+        if let Some(d) = t.dst[c] {
+            let tmp = virtual_reg(v, c as u32);
+            ctx.virtual_types.insert((v, c as u32), ScalarType::U32);
+            t.dst[c] = Some(tmp);
+            after.push(ctx.alu_after(&t, AluOp::U32ToF32, d, vec![tmp]));
+        }
+    }
+    t.result_type = Some(ScalarType::U32);
+    ctx.note(
+        t.span,
+        "lower_queries",
+        "integer size or sample-count results converted to float",
+    );
+    let mut out = vec![Item::Tex(t)];
+    out.extend(after);
+    out.into()
+}
+
+/// A sample-count query of a source whose query returns `(count, 0, 0, 0)` (DX
+/// `sampleinfo`: "The instruction computes the vector (SampleCount,0,0,0)", sampleinfo
+/// (sm4.1 - asm); an NVIDIA source reads the count only) that writes channels past the
+/// count: the query writes the count alone (into a fresh register when the source does not
+/// read it) and moves after it write zeros to the others, since targets return other data
+/// there (vISA's A is the sample position palette index, igc documentation/visa INFO.md;
+/// NVIDIA's TXQ gives the count alone). Returns those moves.
+fn sample_count_zeros(t: &mut TexInstr, ctx: &mut PassContext) -> Vec<Item> {
+    if t.op != TexOp::QuerySamples
+        || ctx.source_caps.sampleinfo_all_channels
+        || t.dst[1..].iter().all(Option::is_none)
+    {
+        return Vec::new();
+    }
+    let zero = Scalar::Imm(Imm {
+        bits: 0,
+        ty: ScalarType::U32,
+    });
+    let zeros: Vec<Scalar> = t.dst[1..].iter_mut().filter_map(Option::take).collect();
+    if t.dst[0].is_none() {
+        let v = ctx.new_virtual();
+        ctx.virtual_types.insert((v, 0), ScalarType::U32);
+        t.dst[0] = Some(virtual_reg(v, 0));
+        // A fresh register takes the count as the target returns it.
+        t.result_type = Some(ScalarType::U32);
+    }
+    ctx.note(
+        t.span,
+        "lower_queries",
+        "sample-count channels past the count written as zeros",
+    );
+    zeros
+        .into_iter()
+        .map(|d| ctx.alu_after(t, AluOp::Mov, d, vec![zero]))
+        .collect()
 }
 
 /// The f32 immediate `x`.

@@ -302,8 +302,9 @@ fn translate_parts(
     // frees it once the target program is built.
     let (program, output, basis) = match lowered.source {
         Some(source) => {
-            let (program, output) =
-                target.emit_output(Cow::Borrowed(&lowered.ir), &emit, options.emit)?;
+            let (program, output) = target
+                .emit_output(Cow::Borrowed(&lowered.ir), &emit, options.emit)
+                .map_err(|e| e.from_source(options.from))?;
             let basis = Basis::Lowered(Box::new(LoweredBasis {
                 source,
                 ir: lowered.ir,
@@ -314,14 +315,16 @@ fn translate_parts(
             (program, output, Some(basis))
         }
         None => {
-            let (program, output) =
-                target.emit_output(Cow::Owned(lowered.ir), &emit, options.emit)?;
+            let (program, output) = target
+                .emit_output(Cow::Owned(lowered.ir), &emit, options.emit)
+                .map_err(|e| e.from_source(options.from))?;
             (program, output, None)
         }
     };
     let output = match output {
         Some(output) => output,
-        None => crate::encode(options.to, &program, options.emit)?,
+        None => crate::encode(options.to, &program, options.emit)
+            .map_err(|e| e.from_source(options.from))?,
     };
     let parts = Parts {
         output,
@@ -438,7 +441,28 @@ fn lower(mut source: Program, options: &Options, keep_source: bool) -> Result<Lo
         if let Item::Alu(a) = &mut item {
             a.origin = crate::ir::Origin::SYNTHETIC;
         }
+        // A result channel the source writes to several destinations is placed once in the
+        // IR and copied to the others after the instruction, under its guard.
+        let copies = match &item {
+            Item::Tex(t) => source_codec
+                .result_copies(t)
+                .into_iter()
+                .map(|(dst, placed)| {
+                    Item::Alu(Box::new(crate::ir::AluInstr {
+                        op: crate::ir::AluOp::Mov,
+                        dst,
+                        srcs: vec![placed],
+                        pred: t.pred,
+                        exec: None,
+                        span: t.span,
+                        origin: crate::ir::Origin::SYNTHETIC,
+                    }))
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
         items.push(item);
+        items.extend(copies);
     }
     let groups = |t: &crate::ir::TexInstr| target_codec.register_groups(t);
     let target = Target {

@@ -357,6 +357,43 @@ fn lifts_shape(opcode: u16, operands: usize, ty: impl Fn(usize) -> u8) -> bool {
         ))
 }
 
+/// The result placement of a texture instruction: each destination component `c` in the
+/// write mask, with the texture channel it receives, `swizzle[c]` of the resource operand
+/// (sample (sm4 - asm): "the swizzle on srcResource determines how to swizzle the 4-vector
+/// coming back from the texture sample/filter"), in component order.
+fn placement<'a>(dst: &'a Operand, res: &'a Operand) -> impl Iterator<Item = (usize, usize)> + 'a {
+    (0..4)
+        .filter(move |c| dst.mask() & (1 << c) != 0 && dst.num_components == 2)
+        .map(move |c| (c, res.component(c) as usize))
+}
+
+/// The destination components of `instr` that receive a texture channel an earlier
+/// component already receives (`sample r0.zw, v0.xyxx, t0.wwww, s0`: `r0.z` and `r0.w`
+/// both get alpha), each as (that component, the first one): the IR places each channel
+/// once ([`TexInstr::dst`]), so a translation copies the channel to the others after the
+/// instruction (`Codec::result_copies`).
+pub fn result_copies(instr: &Instruction) -> Vec<(Scalar, Scalar)> {
+    let Some(tex) = tables().op(instr.opcode).and_then(|i| i.tex.as_ref()) else {
+        return Vec::new();
+    };
+    let role = |r: Role| {
+        let i = tex.roles.iter().position(|x| *x == r)?;
+        instr.operands.get(i)
+    };
+    let (Some(dst), Some(res)) = (role(Role::Dst), role(Role::Resource)) else {
+        return Vec::new();
+    };
+    let mut first: [Option<Scalar>; 4] = [None; 4];
+    let mut copies = Vec::new();
+    for (c, channel) in placement(dst, res) {
+        match first[channel] {
+            Some(placed) => copies.push((dst_scalar(dst, c), placed)),
+            None => first[channel] = Some(dst_scalar(dst, c)),
+        }
+    }
+    copies
+}
+
 /// Lifts `instr` when it is a texture instruction whose operands match its roles.
 pub fn lift(instr: &Instruction, decls: &Decls) -> Option<TexInstr> {
     if !lifts(instr) {
@@ -461,13 +498,11 @@ pub fn lift(instr: &Instruction, decls: &Decls) -> Option<TexInstr> {
         (Some(imm), None) => Offset::Imm(imm),
         (None, None) => Offset::None,
     };
-    // Result placement: dest component c receives texture channel swizzle[c].
-    for c in 0..4 {
-        if dst.mask() & (1 << c) != 0 && dst.num_components == 2 {
-            let channel = res.component(c) as usize;
-            if ir.dst[channel].is_none() {
-                ir.dst[channel] = Some(dst_scalar(dst, c));
-            }
+    // Result placement: dest component c receives texture channel swizzle[c]; a channel
+    // the swizzle names twice is placed at its first component (`result_copies`).
+    for (c, channel) in placement(dst, res) {
+        if ir.dst[channel].is_none() {
+            ir.dst[channel] = Some(dst_scalar(dst, c));
         }
     }
     if let Some(status) = role(Role::Status) {

@@ -688,6 +688,12 @@ impl crate::isa::Codec for DxbcCodec {
     fn register_groups(&self, t: &crate::ir::TexInstr) -> Result<Vec<crate::isa::RegGroup>, Error> {
         Ok(groups::register_groups(t))
     }
+    fn result_copies(
+        &self,
+        t: &crate::ir::TexInstr,
+    ) -> Vec<(crate::ir::Scalar, crate::ir::Scalar)> {
+        extras(t).map_or_else(Vec::new, |x| lift::result_copies(&x.instr))
+    }
     crate::isa::codec_functions!(Dxbc);
     fn emit_output(
         &self,

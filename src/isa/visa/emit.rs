@@ -280,25 +280,38 @@ pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Erro
             }
         }
     }
+    // Slots the source's bindings give but vISA cannot name: refusals of the translation
+    // (no instruction to point at), not errors of an instruction.
+    let no_slot = |what: String, why: String| {
+        Err(Error::Unsupported(Unsupported::new(
+            what,
+            crate::ir::Isa::Visa,
+            crate::ir::Isa::Visa,
+            why,
+        )))
+    };
     for (&n, _) in &ir.resources {
         if n < limits.first_user_surface || n > u32::from(u8::MAX) {
-            return Err(refuse(
-                Span::default(),
-                "state-index",
+            return no_slot(
+                format!("texture T{n}"),
                 format!(
-                    "texture T{n}: vISA user surfaces are T{}..T255 (T0..T5 are predefined)",
+                    "vISA user surfaces are T{}..T255 (T0..T5 are predefined)",
                     limits.first_user_surface
                 ),
-            ));
+            );
         }
     }
     for (&n, _) in &ir.samplers {
-        if n > u32::from(u8::MAX) {
-            return Err(refuse(
-                Span::default(),
-                "state-index",
-                format!("sampler S{n}: vISA samplers are S0..S255"),
-            ));
+        if n >= limits.predefined_sampler {
+            return no_slot(
+                format!("sampler S{n}"),
+                format!(
+                    "vISA user samplers are S0..S{} (S{} is predefined: GenX_IR refuses its \
+                     declaration)",
+                    limits.predefined_sampler - 1,
+                    limits.predefined_sampler
+                ),
+            );
         }
     }
 

@@ -26,6 +26,7 @@ pub struct Tables {
 pub struct Limits {
     pub first_user_variable: u32,
     pub first_user_surface: u32,
+    pub predefined_sampler: u32,
     pub first_user_predicate: u32,
     pub grf_bytes: u32,
     pub min_params: usize,
