@@ -12,6 +12,7 @@
 use super::binary::{opaque_texture, phase_of, program_sm};
 use super::control::{self, BUNDLE_WORDS};
 use super::inst::check_word_on;
+use super::shapes::Shapes;
 use super::stream::Recent;
 use super::table::{table, Sm};
 use super::text::{
@@ -477,11 +478,17 @@ pub(super) fn accept_line<'a>(line: &'a str, sm: Sm, taken: &mut Taken) -> Optio
 /// depends on the word and the SM alone).
 pub(super) struct Taken {
     recent: Option<Recent>,
+    /// The shapes of the words that lifted ([`Shapes::lifts`]), for the SM they were read
+    /// for.
+    shapes: Option<Shapes>,
 }
 
 impl Taken {
     pub(super) fn new() -> Taken {
-        Taken { recent: None }
+        Taken {
+            recent: None,
+            shapes: None,
+        }
     }
 }
 
@@ -510,7 +517,8 @@ impl Taken {
 /// - `check_word_on` accepts `d0`: decoding for `sm` already refused a form or field value
 ///   of a later SM, and left the fields `sm` no longer decodes absent (their bits are `raw`).
 /// - The decoded comment equals `d0` but for `raw`, so the instruction read is `d`.
-/// - [`lift::check`] runs on `d` here as there.
+/// - [`lift::check`] runs on `d` here as there (here through [`Shapes::lifts`]: a word whose
+///   shape lifted before, its vectors fitting, lifts; see [`super::shapes`]).
 /// - [`TexItem::word`] encodes `d` (`encode_word(d0) | raw`), which is `w`: `encode_word`
 ///   inverts `decode_word_on` on every word that decodes ([`super::inst`]).
 ///
@@ -525,7 +533,7 @@ fn accept_tex_line<'a>(
 ) -> Option<AcceptedTex<'a>> {
     // Only the words of texture forms: the other instruction lines of a kernel's listing are
     // left at once.
-    table().form_index_of(word)?;
+    let form = table().form_index_of(word)?;
     let b = line.as_bytes();
     let (start, address) = lead(line);
     // An address's `*/` may end on the comment's `/`.
@@ -562,7 +570,10 @@ fn accept_tex_line<'a>(
             if !printed.all() {
                 return None;
             }
-            lift::check(&inst).ok()?;
+            let shapes = taken.shapes.get_or_insert_with(|| Shapes::new(sm));
+            if !shapes.lifts(form, word, &inst) {
+                return None;
+            }
             recent.put(word, inst.phase, text.as_bytes());
             inst.phase
         }

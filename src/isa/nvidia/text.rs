@@ -214,11 +214,18 @@ pub(super) fn printed_phase(text: &str) -> u8 {
         Some(b'@') => space(space(0).saturating_add(1).min(b.len())),
         _ => space(0),
     };
-    // Its last modifier, as parsing reads it (a phase name holds no `.`).
-    match text[..end].rsplit_once('.') {
-        Some((_, last)) if !last.is_empty() => spelling(last).phase.unwrap_or(0),
-        _ => 0,
-    }
+    // Its last modifier (a phase name holds no `.`).
+    let mnemonic = &b[..end];
+    let Some(dot) = mnemonic.iter().rposition(|&c| c == b'.') else {
+        return 0;
+    };
+    let last = &mnemonic[dot + 1..];
+    table()
+        .control
+        .phase_names
+        .iter()
+        .find(|(_, name)| !name.is_empty() && name.as_bytes() == last)
+        .map_or(0, |(&code, _)| code)
 }
 
 /// What a modifier spelling is in the table: the codes it spells in each value table a
@@ -583,4 +590,32 @@ fn parse_query(s: &str) -> Option<u8> {
     }
     let code = s.parse::<u8>().ok()?.checked_mul(2)?;
     (query_valid(code) && !table().query.contains_key(&code)).then_some(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_inst, printed_phase};
+    use crate::isa::nvidia::table::table;
+
+    /// `printed_phase` reads the phase parsing reads from a mnemonic whose last modifier is
+    /// a phase name (which holds no `.`), and 0 from one without.
+    #[test]
+    fn printed_phase_is_the_parsed_phase() {
+        let names = &table().control.phase_names;
+        assert!(names.values().all(|n| !n.contains('.')), "{names:?}");
+        for text in [
+            "TEXS.P R6, R4, R4, R5, 0x6e, 2D, RGBA",
+            "@!P3 TEXS.LZ.T R6, R4, R4, R5, 0x6e, 2D, RGBA",
+            "TEX.LL.AOFFI.DC R4, R4, R8, 0x6e, 2D, 0xf",
+            "@P1 TLD.LZ.P R0, R2, R4, 0x1, 2D, 0xf",
+            "TLD4.R.T R0, R2, R4, 0x1, 2D, 0xf",
+            "TXQ.P R0, R2, TEX_HEADER_DIMENSION, 0x0, 0x1",
+        ] {
+            let parsed = parse_inst(text, 1, 1).expect("parses");
+            assert_eq!(printed_phase(text), parsed.phase, "{text}");
+        }
+        assert_eq!(printed_phase("@P1"), 0);
+        assert_eq!(printed_phase(""), 0);
+        assert_eq!(printed_phase("TEX.P.X R0"), 0);
+    }
 }
