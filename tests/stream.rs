@@ -1918,6 +1918,146 @@ fn listings_with_texts_unlike_their_words_stream_as_the_whole_program_path() {
     assert!(changed > 60, "{changed} lines changed");
 }
 
+/// One random change to the layout of a listing line as `disasm` prints it, its instruction
+/// text kept: the white space before or after the address, the address itself, the gap
+/// before the `;`, the padding before the encoding comment (spaces, tabs, other ASCII and
+/// Unicode white space, or none), the comment's digits, what follows it, the terminator.
+fn mutate_layout(line: &str, rng: &mut Rng) -> String {
+    let pick = |rng: &mut Rng, from: &[&'static str]| from[rng.below(from.len())];
+    let Some(col) = line.rfind("/* 0x") else {
+        return line.to_string();
+    };
+    let (head, comment) = line.split_at(col);
+    let blanks = [
+        "", " ", "  ", "\t", " \t ", "\u{b}", "\u{c}", "\r", "\u{a0}", "\u{3000}", "\u{85}", "x",
+    ];
+    match rng.below(7) {
+        // The padding before the comment.
+        0 => format!("{}{}{comment}", head.trim_end(), pick(rng, &blanks)),
+        // White space before the address or the instruction.
+        1 => match head.find("*/") {
+            Some(end) => {
+                let (lead, rest) = head.split_at(end + 2);
+                let (ws, rest) = (pick(rng, &blanks), rest.trim_start());
+                let lead = lead.trim_start();
+                format!("{}{lead}{ws}{rest}{comment}", pick(rng, &blanks))
+            }
+            None => format!("{}{}", pick(rng, &blanks), line.trim_start()),
+        },
+        // The address: longer, empty, not hex, unclosed, a dual-issue `{`, or closed on
+        // the comment's `/`.
+        2 => {
+            let new = pick(
+                rng,
+                &[
+                    "/*00000000000000008*/",
+                    "/*0000000000000008*/",
+                    "/**/",
+                    "/*0x08*/",
+                    "/*0008*",
+                    "/*0008*/ {",
+                    "/*0008*/{",
+                    "{ /*0008*/",
+                ],
+            );
+            if rng.below(8) == 0 {
+                return format!("        /*0008*{comment}");
+            }
+            match (head.find("/*"), head.find("*/")) {
+                (Some(a), Some(b)) if a < b => {
+                    format!("{}{new}{}{comment}", &head[..a], &head[b + 2..])
+                }
+                _ => line.to_string(),
+            }
+        }
+        // The gap before the `;`, or the `;` itself.
+        3 => match head.rfind(" ;") {
+            Some(semi) => {
+                let gap = pick(rng, &["", "  ", "\t", "\u{a0}", "\u{3000}", ";", " }", ""]);
+                let term = pick(rng, &[";", ";", "", ";;", "}"]);
+                format!("{}{gap}{term}{}{comment}", &head[..semi], &head[semi + 2..])
+            }
+            None => line.to_string(),
+        },
+        // The comment's digits in upper case (some or all), or one not a digit.
+        4 => {
+            let digits = &comment[5..21];
+            let new = match rng.below(3) {
+                0 => digits.to_uppercase(),
+                1 => format!("{}{}", &digits[..8], digits[8..].to_uppercase()),
+                _ => format!("{}g{}", &digits[..3], &digits[4..]),
+            };
+            format!("{head}/* 0x{new}{}", &comment[21..])
+        }
+        // Something after the comment.
+        5 => format!("{line}{}", pick(rng, &blanks)),
+        // The line cut inside its comment.
+        _ => line[..line.len() - 1 - rng.below(4)].to_string(),
+    }
+}
+
+/// Listings of random accepted words (longer than the stream's read chunk, so that lines
+/// straddle chunks), with some lines laid out unlike `disasm`'s (white space, addresses,
+/// terminators, encoding comments: [`mutate_layout`]) and random line ends: the stream,
+/// which takes `disasm`'s lines by their bytes, writes what parsing and printing write, or
+/// refuses alike.
+#[test]
+fn listings_laid_out_oddly_stream_as_the_whole_program_path() {
+    let mut rng = Rng(0x1a70_0000_0dd0_0001);
+    let read = ReadOptions::default();
+    let words = accepted_words(&mut rng, 2400);
+    let mut tally = Tally::default();
+    let mut changed = 0;
+    for (round, words) in words.chunks(800).enumerate() {
+        let listing = disasm_listing(words, read);
+        assert!(listing.len() > 1 << 16, "{} bytes", listing.len());
+        for _ in 0..16 {
+            let mut lines: Vec<String> = listing.split('\n').map(str::to_string).collect();
+            for _ in 0..1 + rng.below(4) {
+                let i = rng.below(lines.len());
+                let new = mutate_layout(&lines[i], &mut rng);
+                changed += usize::from(new != lines[i]);
+                lines[i] = new;
+            }
+            let mutated = joined_with_line_ends(&lines, &mut rng);
+            let name = format!("round {round}");
+            tally.count(check_transcode(Isa::Nvidia, &name, mutated.as_bytes(), read) > 0);
+            // Read a few bytes at a time, the stream writes the same.
+            let trickled = |at_most: usize| {
+                let mut input = Trickle {
+                    inner: Cursor::new(mutated.as_bytes()),
+                    at_most,
+                };
+                let mut out = Vec::new();
+                let r = stream::transcode(Isa::Nvidia, &mut input, read, Form::Text, &mut out);
+                streamed(r, out)
+            };
+            assert_eq!(trickled(1 + rng.below(200)), trickled(usize::MAX), "{name}");
+        }
+    }
+    tally.assert_both(5);
+    assert!(changed > 60, "{changed} lines changed");
+}
+
+/// An input whose reads give at most `at_most` bytes.
+struct Trickle<R> {
+    inner: R,
+    at_most: usize,
+}
+
+impl<R: std::io::Read> std::io::Read for Trickle<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.at_most);
+        self.inner.read(&mut buf[..n])
+    }
+}
+
+impl<R: std::io::Seek> std::io::Seek for Trickle<R> {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.inner.seek(pos)
+    }
+}
+
 /// A bundle whose control word and texture instructions are far apart (more output than
 /// the stream holds back: it reads ahead to settle the control word, then reads on), with
 /// the listing accepted, refused after the gap, and refused inside it.

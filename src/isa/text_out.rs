@@ -46,6 +46,50 @@ impl TextOut for Vec<u8> {
     }
 }
 
+/// Compares what is printed into it with a text, byte by byte as it comes, instead of
+/// keeping it: whether a printer prints exactly that text, without building it.
+/// (`overwrite_ascii` compares the new bytes too, but a mismatch of the bytes overwritten
+/// stays one: a printer that overwrites can be told "different" wrongly, never "the same".)
+pub struct Matches<'a> {
+    text: &'a [u8],
+    len: usize,
+    same: bool,
+}
+
+impl<'a> Matches<'a> {
+    /// Compares with `text`.
+    pub fn new(text: &'a [u8]) -> Self {
+        Matches {
+            text,
+            len: 0,
+            same: true,
+        }
+    }
+
+    /// Whether everything printed is the whole text.
+    pub fn all(&self) -> bool {
+        self.same && self.len == self.text.len()
+    }
+}
+
+impl TextOut for Matches<'_> {
+    fn push_text(&mut self, s: &str) {
+        let end = self.len + s.len();
+        self.same &= self.text.get(self.len..end) == Some(s.as_bytes());
+        self.len = end;
+    }
+    fn push_ascii(&mut self, b: u8) {
+        self.same &= self.text.get(self.len) == Some(&b);
+        self.len += 1;
+    }
+    fn text_len(&self) -> usize {
+        self.len
+    }
+    fn overwrite_ascii(&mut self, at: usize, ascii: &[u8]) {
+        self.same &= self.text.get(at..at + ascii.len()) == Some(ascii);
+    }
+}
+
 const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
 
 /// Appends `n` in decimal, as `{}` prints it.
@@ -104,14 +148,26 @@ pub fn push_hex_digits(out: &mut (impl TextOut + ?Sized), n: u64, min: u32) {
     }
 }
 
-/// The 16 lowercase hex digits of `n`, as `{:016x}` prints them.
+/// The 16 lowercase hex digits of `n`, as `{:016x}` prints them (a byte's two digits at a
+/// time).
 pub fn hex16_digits(n: u64) -> [u8; 16] {
     let mut digits = [0u8; 16];
-    for (k, d) in digits.iter_mut().enumerate() {
-        *d = HEX_DIGITS[((n >> (60 - 4 * k)) & 0xf) as usize];
+    for (pair, byte) in digits.chunks_exact_mut(2).zip(n.to_be_bytes()) {
+        pair.copy_from_slice(&HEX_PAIRS[usize::from(byte)]);
     }
     digits
 }
+
+/// Each byte's two lowercase hex digits.
+const HEX_PAIRS: [[u8; 2]; 256] = {
+    let mut t = [[0u8; 2]; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = [HEX_DIGITS[b >> 4], HEX_DIGITS[b & 0xf]];
+        b += 1;
+    }
+    t
+};
 
 /// Appends `n` as `{:#018x}` prints it (`0x` and 16 digits).
 pub fn push_hex16(out: &mut (impl TextOut + ?Sized), n: u64) {
@@ -142,10 +198,51 @@ mod tests {
             push_decimal_width(&mut s, n, 4);
             assert_eq!(s, format!("{n:04}"));
         }
+        for n in [
+            0u64,
+            0x0123_4567_89ab_cdef,
+            0xfedc_ba98_7654_3210,
+            u64::MAX,
+            1 << 63,
+        ] {
+            assert_eq!(hex16_digits(n), format!("{n:016x}").as_bytes(), "{n:#x}");
+        }
         for n in [0i64, -1, 7, -8, i64::MIN, i64::MAX] {
             let mut s = String::new();
             push_signed(&mut s, n);
             assert_eq!(s, n.to_string());
         }
+    }
+
+    /// `Matches` says whether what is printed into it is its whole text.
+    #[test]
+    fn matches_is_printed_text_equality() {
+        let print = |out: &mut dyn FnMut(&mut Matches)| {
+            let texts = ["", "TEX", "TEX.P", "TEX.P R0", "TEX.P R0, R1", "TEXS"];
+            texts.map(|t| {
+                let mut m = Matches::new(t.as_bytes());
+                out(&mut m);
+                m.all()
+            })
+        };
+        let mut pieces = |m: &mut Matches| {
+            m.push_text("TEX");
+            m.push_ascii(b'.');
+            m.push_text("P");
+        };
+        assert_eq!(
+            print(&mut pieces),
+            [false, false, true, false, false, false]
+        );
+        assert_eq!(
+            print(&mut |_| {}),
+            [true, false, false, false, false, false]
+        );
+        let mut overwritten = |m: &mut Matches| {
+            m.push_text("TEX.T");
+            m.overwrite_ascii(4, b"P");
+        };
+        // An overwritten mismatch stays one (never a wrong "the same").
+        assert_eq!(print(&mut overwritten), [false; 6]);
     }
 }

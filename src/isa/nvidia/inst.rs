@@ -258,18 +258,19 @@ fn decode_form(form: &Form, word: u64, sm: Sm) -> Result<NvInst, FieldError> {
     let mut comps = None;
     for f in &form.fields {
         let v = f.get(word);
-        let label = field_label(f.name);
+        // Named in errors only.
+        let label = || field_label(f.name);
         if sm > f.until {
             continue;
         }
         if sm < f.sm {
             if v != absent_value(f) {
-                let what = format!("{label} of {}", form_name(form));
-                return Err(needs_sm(label, &what, f.sm, sm));
+                let what = format!("{} of {}", label(), form_name(form));
+                return Err(needs_sm(label(), &what, f.sm, sm));
             }
             continue;
         }
-        let reserved = || FieldError::new(label, format!("value {v} is reserved"));
+        let reserved = || FieldError::new(label(), format!("value {v} is reserved"));
         match f.name {
             FieldName::Rd => inst.rd = v as u8,
             FieldName::Ra => inst.ra = v as u8,
@@ -328,7 +329,10 @@ fn decode_form(form: &Form, word: u64, sm: Sm) -> Result<NvInst, FieldError> {
             }
             FieldName::Query => {
                 if !query_valid(v as u8) {
-                    return Err(FieldError::new(label, format!("value {v:#x} is reserved")));
+                    return Err(FieldError::new(
+                        label(),
+                        format!("value {v:#x} is reserved"),
+                    ));
                 }
                 inst.query = v as u8;
             }

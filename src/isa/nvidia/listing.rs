@@ -12,6 +12,7 @@
 use super::binary::{opaque_texture, phase_of, program_sm};
 use super::control::{self, BUNDLE_WORDS};
 use super::inst::check_word_on;
+use super::shapes::Shapes;
 use super::stream::Recent;
 use super::table::{table, Sm};
 use super::text::{
@@ -22,7 +23,7 @@ use super::{
 };
 use crate::error::{Error, ParseError};
 use crate::ir::{Isa, Item, Opaque, Program, Span};
-use crate::isa::text_out::{hex16_digits, push_hex16, push_hex_digits};
+use crate::isa::text_out::{hex16_digits, push_hex16, push_hex_digits, Matches};
 
 /// Where the 16 digits of an encoding comment `/* 0x… */` are, from its first byte.
 const HEX_DIGITS_AT: std::ops::Range<usize> = 5..21;
@@ -59,17 +60,23 @@ const HEX_COMMENT_LEN: usize = 24;
 /// there.
 fn hex_comment_at(line: &str, col: usize) -> Option<u64> {
     let b = line.as_bytes().get(col..col + HEX_COMMENT_LEN)?;
-    let word = hex_word(&b[HEX_DIGITS_AT])?;
-    (b.starts_with(b"/* 0x") && b.ends_with(b" */")).then_some(word)
+    if !(b.starts_with(b"/* 0x") && b.ends_with(b" */")) {
+        return None;
+    }
+    hex_word(&b[HEX_DIGITS_AT])
 }
 
 /// The value of hex digits (either case), as `u64::from_str_radix(_, 16)` reads at most 16
-/// of them; `None` when one is not a hex digit.
+/// of them; `None` when one is not a hex digit. (Every digit is read, without a branch per
+/// digit: the values of bytes that are no digit have a bit over 15 set.)
 fn hex_word(digits: &[u8]) -> Option<u64> {
-    digits.iter().try_fold(0u64, |w, &b| {
+    let (mut word, mut bad) = (0u64, 0u8);
+    for &b in digits {
         let v = HEX_VALUES[usize::from(b)];
-        (v < 16).then_some(w << 4 | u64::from(v))
-    })
+        bad |= v;
+        word = word << 4 | u64::from(v & 15);
+    }
+    (bad < 16).then_some(word)
 }
 
 /// Each byte's value as a hex digit (either case), 16 and over for a byte that is none.
@@ -90,26 +97,39 @@ const HEX_VALUES: [u8; 256] = {
 
 /// The end of a line's lead: indentation, an address `/*0018*/` and a dual-issue `{`.
 pub(super) fn lead_end(line: &str) -> usize {
+    lead(line).0
+}
+
+/// [`lead_end`], and the address the lead shows ([`line_address`] of it: read as the lead is
+/// found).
+fn lead(line: &str) -> (usize, Option<u64>) {
     let b = line.as_bytes();
     let skip_ws = |mut i: usize| {
+        i += spaces_end(&b[i..]);
         while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
             i += 1;
         }
         i
     };
     let mut i = skip_ws(0);
-    if line[i..].starts_with("/*") && !line[i..].starts_with("/* 0x") {
-        if let Some(len) = find_short(&line[i + 2..], "*/") {
-            let inner = &line[i + 2..i + 2 + len];
-            if !inner.is_empty() && inner.bytes().all(|c| c.is_ascii_hexdigit()) {
-                i = skip_ws(i + 2 + len + 2);
-            }
+    let mut address = None;
+    if b[i..].starts_with(b"/*") && !b[i..].starts_with(b"/* 0x") {
+        // Hex digits up to the first `*/` (they hold no `*`), one at least.
+        let digits = b[i + 2..]
+            .iter()
+            .take_while(|c| c.is_ascii_hexdigit())
+            .count();
+        let close = i + 2 + digits;
+        if digits > 0 && b[close..].starts_with(b"*/") {
+            // `line_address` reads at most 16 digits.
+            address = (digits <= 16).then(|| hex_word(&b[i + 2..close])).flatten();
+            i = skip_ws(close + 2);
         }
     }
-    if line[i..].starts_with('{') {
+    if b.get(i) == Some(&b'{') {
         i = skip_ws(i + 1);
     }
-    i
+    (i, address)
 }
 
 /// The address of a listing line (`/*0018*/ …`), if it shows one.
@@ -161,6 +181,8 @@ fn alu_line(line: &str) -> Option<(u64, &str)> {
 #[derive(Debug, PartialEq)]
 pub(super) struct Layout<'a> {
     lead: &'a str,
+    /// The bundle slot the lead's address shows ([`Layout::address_slot`]).
+    slot: Option<usize>,
     gap: &'a str,
     terminator: &'a str,
     hex_column: Option<usize>,
@@ -176,7 +198,7 @@ impl Layout<'_> {
 
     /// The bundle slot its address shows, if it shows one.
     pub(super) fn address_slot(&self) -> Option<usize> {
-        line_address(self.lead).map(address_slot)
+        self.slot
     }
 
     fn to_owned(&self) -> ListingLine {
@@ -195,6 +217,7 @@ impl ListingLine {
     fn layout(&self) -> Layout<'_> {
         Layout {
             lead: &self.lead,
+            slot: line_address(&self.lead).map(address_slot),
             gap: &self.gap,
             terminator: &self.terminator,
             hex_column: self.hex_column,
@@ -219,7 +242,7 @@ fn split_tex_line(line: &str) -> Option<TexLine<'_>> {
 
 /// [`split_tex_line`] without asking whether the text names a texture instruction.
 fn split_instruction_line(line: &str) -> Option<TexLine<'_>> {
-    let start = lead_end(line);
+    let (start, address) = lead(line);
     let body = &line[start..];
     if body.starts_with("/*") {
         return None;
@@ -247,6 +270,7 @@ fn split_instruction_line(line: &str) -> Option<TexLine<'_>> {
     Some(TexLine {
         layout: Layout {
             lead: &line[..start],
+            slot: address.map(address_slot),
             gap,
             terminator,
             hex_column,
@@ -431,34 +455,56 @@ impl AcceptedTex<'_> {
 /// its text is no instruction's (it is `/* 0x…` after white space) and
 /// [`super::mnemonics::check_other_line`] takes a line whose trimmed text starts with `/*`.
 pub(super) fn accept_line<'a>(line: &'a str, sm: Sm, taken: &mut Taken) -> Option<Accepted<'a>> {
-    match lone_hex(line) {
-        Some((col, word)) => Some(Accepted::LoneHex(col, word)),
-        None => accept_tex_line(line, sm, taken).map(Accepted::Tex),
+    // Both end with an encoding comment.
+    let last = line.len().checked_sub(HEX_COMMENT_LEN)?;
+    let word = hex_comment_at(line, last)?;
+    // `lone_hex`: the comment starts where the line's leading white space ends.
+    let b = line.as_bytes();
+    let spaces = spaces_end(&b[..last]);
+    let lone = spaces == last
+        || match b[spaces] {
+            c if c.is_ascii() && !is_blank_byte(c) => false,
+            _ => blank(&line[spaces..last]),
+        };
+    match lone {
+        true => Some(Accepted::LoneHex(last, word)),
+        false => accept_tex_line(line, last, word, sm, taken).map(Accepted::Tex),
     }
 }
 
 /// What [`accept_line`] keeps from line to line of one listing: the words of the texture
 /// lines it took (a [`Recent`] cache: a word that decoded for the listing's SM, is not
 /// `.F16` and lifts, with the text printed for it and its phase; whether a word does so
-/// depends on the word and the SM alone), and a buffer to print into.
+/// depends on the word and the SM alone).
 pub(super) struct Taken {
     recent: Option<Recent>,
-    text: Vec<u8>,
+    /// The shapes of the words that lifted ([`Shapes::lifts`]), for the SM they were read
+    /// for.
+    shapes: Option<Shapes>,
 }
 
 impl Taken {
     pub(super) fn new() -> Taken {
         Taken {
             recent: None,
-            text: Vec::new(),
+            shapes: None,
         }
     }
 }
 
-/// Takes a texture line that ends with its encoding comment without parsing its text, when
-/// the text is exactly what [`write_inst`] prints for the comment's word (decoded for `sm`,
-/// with the phase the text spells), or when [`Taken`] took the word with this text before.
-/// `None` for any other line, which [`read_item`] then reads (and refuses, when it does).
+/// Takes a texture line that ends with its encoding comment (`word`, at byte `last`) without
+/// parsing its text, when the text is exactly what [`write_inst`] prints for the word
+/// (decoded for `sm`, with the phase the text spells), or when [`Taken`] took the word with
+/// this text before. `None` for any other line, which [`read_item`] then reads (and
+/// refuses, when it does).
+///
+/// The line is split as [`split_instruction_line`] splits it, byte by byte, for a line whose
+/// text ends at its first `;` and whose `;` is followed by ASCII white space then the
+/// comment: the lead is [`lead`]'s; the text, `trim_end` of what comes before the `;` (one
+/// ending in a byte that is not ASCII is left to [`read_item`], as white space there may be
+/// Unicode's); no `/` comes between the `;` and the comment, so the comment is the first
+/// `hex_comment` finds after the `;`, on blank space (its column is `last`, nothing
+/// trails it). Other lines are left to [`read_item`].
 ///
 /// What [`read_item`] reads from such a line, and so what the stream prints from it, step
 /// by step. The layout is [`split_tex_line`]'s (whose texture check holds: the text starts
@@ -471,61 +517,92 @@ impl Taken {
 /// - `check_word_on` accepts `d0`: decoding for `sm` already refused a form or field value
 ///   of a later SM, and left the fields `sm` no longer decodes absent (their bits are `raw`).
 /// - The decoded comment equals `d0` but for `raw`, so the instruction read is `d`.
-/// - [`lift::check`] runs on `d` here as there.
+/// - [`lift::check`] runs on `d` here as there (here through [`Shapes::lifts`]: a word whose
+///   shape lifted before, its vectors fitting, lifts; see [`super::shapes`]).
 /// - [`TexItem::word`] encodes `d` (`encode_word(d0) | raw`), which is `w`: `encode_word`
 ///   inverts `decode_word_on` on every word that decodes ([`super::inst`]).
 ///
 /// A `.F16` instruction (kept as read), a `}` line whose comment is on the next line and any
 /// text that is not exactly the printed one are left to [`read_item`].
-fn accept_tex_line<'a>(line: &'a str, sm: Sm, taken: &mut Taken) -> Option<AcceptedTex<'a>> {
-    // Only lines that end with the encoding comment of a texture form are looked at: the
-    // other lines of a kernel's listing (headers, other instructions) are left at once.
-    let last = line.len().checked_sub(HEX_COMMENT_LEN)?;
-    table().form_index_of(hex_comment_at(line, last)?)?;
-    // The text is checked to be an instruction's as printed, so it names a texture
-    // instruction (`is_texture_text`).
-    let tl = split_instruction_line(line)?;
-    let word = tl.word?;
+fn accept_tex_line<'a>(
+    line: &'a str,
+    last: usize,
+    word: u64,
+    sm: Sm,
+    taken: &mut Taken,
+) -> Option<AcceptedTex<'a>> {
+    // Only the words of texture forms: the other instruction lines of a kernel's listing are
+    // left at once.
+    let form = table().form_index_of(word)?;
+    let b = line.as_bytes();
+    let (start, address) = lead(line);
+    // An address's `*/` may end on the comment's `/`.
+    let body = b.get(start..last)?;
+    if body.starts_with(b"/*") {
+        return None;
+    }
+    let semi = memchr::memchr(b';', body)?;
+    let text_end = body[..semi]
+        .iter()
+        .rposition(|&c| !is_blank_byte(c))
+        .filter(|&k| body[k].is_ascii())?
+        + 1;
+    let pad = &body[semi + 1..];
+    // Spaces, as `disasm` pads (looked at eight at a time), or other white space.
+    let spaces = spaces_end(pad) == pad.len();
+    if !spaces && !pad.iter().all(|&c| is_blank_byte(c)) {
+        return None;
+    }
+    let text = &line[start..start + text_end];
     // Allocated at the first texture line: most listings of the corpus hold few.
     let recent = taken.recent.get_or_insert_with(Recent::new);
     let phase = match recent.get(word) {
         // Taken before, with this text: the same checks passed.
-        Some(seen) if seen.text() == tl.text.as_bytes() => seen.phase,
+        Some(seen) if seen.text() == text.as_bytes() => seen.phase,
         _ => {
             let mut inst = decode_word_on(word, sm).ok()??;
             if inst.f16 {
                 return None;
             }
-            inst.phase = printed_phase(tl.text);
-            let text = &mut taken.text;
-            text.clear();
-            write_inst(text, &inst);
-            if text.as_slice() != tl.text.as_bytes() {
+            inst.phase = printed_phase(text);
+            let mut printed = Matches::new(text.as_bytes());
+            write_inst(&mut printed, &inst);
+            if !printed.all() {
                 return None;
             }
-            lift::check(&inst).ok()?;
-            recent.put(word, inst.phase, text);
+            let shapes = taken.shapes.get_or_insert_with(|| Shapes::new(sm));
+            if !shapes.lifts(form, word, &inst) {
+                return None;
+            }
+            recent.put(word, inst.phase, text.as_bytes());
             inst.phase
         }
     };
     // `write_tex_lines` pads the comment to its column with spaces (at least one) and
     // prints its digits in lower case: a line already so is printed as read.
-    let l = &tl.layout;
-    let pad_start = tl.text_start + tl.text.len() + l.gap.len() + l.terminator.len();
-    let verbatim = l.hex_column.and_then(|col| {
-        let b = line.as_bytes();
-        let pad = &b[pad_start..col];
-        let digits = &b[col + HEX_DIGITS_AT.start..col + HEX_DIGITS_AT.end];
-        (!pad.is_empty() && pad.iter().all(|&c| c == b' ') && digits == hex16_digits(word))
-            .then_some(line)
-    });
+    let digits = &b[last + HEX_DIGITS_AT.start..last + HEX_DIGITS_AT.end];
+    let verbatim =
+        (!pad.is_empty() && spaces && !digits.iter().any(u8::is_ascii_uppercase)).then_some(line);
     Some(AcceptedTex {
-        layout: tl.layout,
+        layout: Layout {
+            lead: &line[..start],
+            slot: address.map(address_slot),
+            gap: &line[start + text_end..start + semi],
+            terminator: ";",
+            hex_column: Some(last),
+            hex_next_line: None,
+            trailing: "",
+        },
         phase,
         word,
-        text: tl.text,
+        text,
         verbatim,
     })
+}
+
+/// Whether `c` is white space as `char::is_whitespace` has it, for an ASCII byte.
+fn is_blank_byte(c: u8) -> bool {
+    c == b' ' || (b'\t'..=b'\r').contains(&c)
 }
 
 /// A line that is only an encoding comment: its column and word.
@@ -552,7 +629,7 @@ fn spaces_end(b: &[u8]) -> usize {
 /// byte by byte).
 fn blank(s: &str) -> bool {
     if s.is_ascii() {
-        s.bytes().all(|b| b == b' ' || (b'\t'..=b'\r').contains(&b))
+        s.bytes().all(is_blank_byte)
     } else {
         s.trim().is_empty()
     }
@@ -997,6 +1074,7 @@ mod tests {
         accept_line, blank, find_short, hex_comment, lone_hex, read_item, stream_column,
         stream_line, write_tex_lines, Accepted, ListingItem, Taken,
     };
+    use crate::isa::text_out::hex16_digits;
     use crate::rng::Rng;
 
     /// The words a sweep tries for each form: each value of each field (up to 256 of them,
@@ -1087,6 +1165,95 @@ mod tests {
             }
         }
         assert!(taken > words.len(), "{taken} lines taken");
+    }
+
+    /// Lines laid out unlike `disasm`'s (white space of every kind around the address and
+    /// the text, addresses long, empty or joined to a `{`, gaps, terminators, padding,
+    /// digits in upper case, something after the comment): a texture line `accept_line`
+    /// takes is read alike by `read_item` and printed alike, a lone comment it takes is
+    /// `lone_hex`'s, and `lead` reads the address `line_address` reads from the lead.
+    #[test]
+    fn oddly_laid_out_lines_are_taken_as_read_item_reads_them() {
+        let mut rng = Rng(0x0dd1_a700_0000_0001);
+        let words = sweep_words(&mut rng);
+        let pick = |rng: &mut Rng, from: &[&'static str]| from[rng.below(from.len())];
+        let leads = [
+            "        /*0008*/                   ",
+            "\t/*0010*/ ",
+            "/*0018*/",
+            "  /*00000000000000008*/   ",
+            "  /*0000000000000018*/ ",
+            "  /**/  ",
+            " { ",
+            "  /*0008*/{",
+            "  /*0008*/ {  ",
+            "\u{a0}/*0008*/  ",
+            "\u{b}/*0008*/  ",
+            "",
+            " /*0008* ",
+        ];
+        let gaps = ["", " ", "\t", "  ", "\u{a0}", "\u{3000}", "\u{b}"];
+        let terminators = [";", ";", "", "}", ";;"];
+        let pads = [
+            "", " ", "    ", "\t", " \u{c} ", "\r", "\u{a0}", "\u{3000}", "x ", " / ",
+        ];
+        let trailings = ["", "", " ", "\u{a0}", "x"];
+        let (mut taken, mut left) = (0, 0);
+        for sm in [Sm::SM50, Sm::SM61] {
+            let mut seen = Taken::new();
+            for &w in words.iter().step_by(3) {
+                let Ok(Some(mut inst)) = decode_word_on(w, sm) else {
+                    continue;
+                };
+                inst.phase = (w % 3) as u8;
+                let mut text = String::new();
+                write_inst(&mut text, &inst);
+                let mut digits = String::from_utf8(hex16_digits(w).to_vec()).unwrap();
+                if rng.below(4) == 0 {
+                    digits = digits.to_uppercase();
+                }
+                for _ in 0..4 {
+                    let line = format!(
+                        "{}{text}{}{}{}/* 0x{digits} */{}",
+                        pick(&mut rng, &leads),
+                        pick(&mut rng, &gaps),
+                        pick(&mut rng, &terminators),
+                        pick(&mut rng, &pads),
+                        pick(&mut rng, &trailings),
+                    );
+                    let (end, address) = super::lead(&line);
+                    assert_eq!(end, super::lead_end(&line), "{line:?}");
+                    assert_eq!(address, super::line_address(&line[..end]), "{line:?}");
+                    let acc = match accept_line(&line, sm, &mut seen) {
+                        Some(Accepted::Tex(acc)) => acc,
+                        Some(Accepted::LoneHex(col, word)) => {
+                            assert_eq!(lone_hex(&line), Some((col, word)), "{line:?}");
+                            continue;
+                        }
+                        None => {
+                            left += 1;
+                            continue;
+                        }
+                    };
+                    let item = match read_item(&line, None, 1, sm) {
+                        Ok(ListingItem::Tex(item)) => item,
+                        Ok(ListingItem::Kept { .. }) => panic!("{line:?} on {sm}: kept"),
+                        Err(e) => panic!("{line:?} on {sm}: taken, refused: {e}"),
+                    };
+                    assert_eq!(acc.layout, item.layout, "{line:?}");
+                    assert_eq!(acc.phase, item.inst.phase, "{line:?} on {sm}");
+                    let word = item.word().expect("encodes");
+                    assert_eq!(acc.word, word, "{line:?} on {sm}");
+                    let (mut out, mut expected) = (Vec::new(), Vec::new());
+                    acc.write(&mut out, "\n");
+                    let text = |o: &mut Vec<u8>| write_inst(o, &item.inst);
+                    write_tex_lines(&mut expected, text, word, &item.layout, "\n");
+                    assert_eq!(out, expected, "{line:?} on {sm}");
+                    taken += 1;
+                }
+            }
+        }
+        assert!(taken > 500 && left > 500, "{taken} taken, {left} left");
     }
 
     /// `lone_hex` finds what `hex_comment` finds on a line of white space and one comment.

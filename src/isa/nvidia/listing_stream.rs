@@ -6,9 +6,11 @@
 //! first line: whether the input is binary after all ([`super::looks_binary`]: a zero byte,
 //! an ELF header or bytes that are not UTF-8; printed by [`super::stream::disasm`], as
 //! decoding then printing does) and whether every line ends with `\r\n`. The second reads
-//! each item ([`read_item`]: a line, or a `}` line with its encoding on the next line) and
-//! prints it: a line kept as read is copied, a texture instruction is printed from the
-//! instruction read (its word encoded, its text written into the output: no allocation).
+//! windows of whole lines, each checked to be UTF-8 once and split once ([`read_lines`]),
+//! and each item of them ([`read_item`]: a line, or a `}` line with its encoding on the
+//! next line) and prints it: a line kept as read is copied, a texture instruction is
+//! printed from the instruction read (its word encoded, its text written into the output:
+//! no allocation).
 //! The lines `disasm` prints are taken without that work ([`accept_line`]: a lone encoding
 //! comment; a texture line whose text is what the printer prints for its comment's word,
 //! decoded) and printed as [`read_item`] would have them printed.
@@ -69,7 +71,7 @@ fn survey(input: &mut dyn Input) -> io::Result<Option<Survey>> {
             }));
         }
         let chunk = &buf[carry..carry + n];
-        if chunk.contains(&0) {
+        if memchr::memchr(0, chunk).is_some() {
             return Ok(None);
         }
         let k = (head.len() - head_len).min(n);
@@ -91,8 +93,7 @@ fn survey(input: &mut dyn Input) -> io::Result<Option<Survey>> {
     }
 }
 
-/// The lines of the input, read in chunks: the current line and the next (a `}` line's
-/// encoding can be on the next line) are whole in the buffer.
+/// The input read in chunks, for [`read_lines`].
 struct Lines<'a> {
     input: &'a mut dyn Input,
     buf: Vec<u8>,
@@ -102,9 +103,6 @@ struct Lines<'a> {
     base: u64,
     eof: bool,
     crlf: bool,
-    /// The ends of the next two lines found so far, relative to `pos`: (text end, start of
-    /// the line after).
-    ends: [Option<(usize, usize)>; 2],
 }
 
 impl<'a> Lines<'a> {
@@ -118,7 +116,6 @@ impl<'a> Lines<'a> {
             base: 0,
             eof: false,
             crlf,
-            ends: [None; 2],
         })
     }
 
@@ -138,75 +135,31 @@ impl<'a> Lines<'a> {
         Ok(())
     }
 
-    /// The ends of the line that starts `from` bytes past `pos`, if there is one.
-    fn find_end(&mut self, from: usize) -> io::Result<Option<(usize, usize)>> {
-        let mut searched = from;
-        loop {
-            let rest = &self.buf[self.pos + searched..self.len];
-            if let Some(i) = memchr::memchr(b'\n', rest) {
-                let end = searched + i;
-                return Ok(Some((end, end + 1)));
-            }
-            searched = self.len - self.pos;
+    /// The input from the current line to the end of the last whole line read, holding at
+    /// least two whole lines (reading on for them), or to the input's end once it is
+    /// reached (then `true`): checked to be UTF-8 once for all its lines.
+    fn window(&mut self) -> io::Result<(&str, bool)> {
+        let end = loop {
+            let rest = &self.buf[self.pos..self.len];
             if self.eof {
-                return Ok((searched > from).then_some((searched, searched)));
+                break rest.len();
+            }
+            if let Some(last) = memchr::memrchr(b'\n', rest) {
+                if memchr::memchr(b'\n', &rest[..last]).is_some() {
+                    break last + 1;
+                }
             }
             self.fill()?;
-        }
+        };
+        // The first reading found the input UTF-8: a change since is an I/O error.
+        let text = std::str::from_utf8(&self.buf[self.pos..self.pos + end])
+            .map_err(|_| io::Error::other("the input changed while it was read"))?;
+        Ok((text, self.eof))
     }
 
-    /// The ends of line `k` (0 or 1) from `pos`.
-    fn ends(&mut self, k: usize) -> io::Result<Option<(usize, usize)>> {
-        if self.ends[k].is_none() {
-            let from = match k {
-                0 => 0,
-                _ => match self.ends(0)? {
-                    Some((_, next)) => next,
-                    None => return Ok(None),
-                },
-            };
-            self.ends[k] = self.find_end(from)?;
-        }
-        Ok(self.ends[k])
-    }
-
-    /// The text of the line from `start` with `ends` ([`Lines::ends`]), without its `\n`
-    /// (and its `\r` when every line ends with `\r\n`).
-    fn text(&self, start: usize, (end, next): (usize, usize)) -> io::Result<&str> {
-        let bytes = &self.buf[self.pos + start..self.pos + end];
-        let terminated = next > end;
-        let bytes = match bytes.strip_suffix(b"\r") {
-            Some(b) if self.crlf && terminated => b,
-            _ => bytes,
-        };
-        std::str::from_utf8(bytes)
-            .map_err(|_| io::Error::other("the input changed while it was read"))
-    }
-
-    /// The current line, and the next one's bytes (for [`Next::text`]: a line is checked to
-    /// be UTF-8 when it is read, not also when it is the next).
-    fn two(&mut self) -> io::Result<Option<(&str, Next<'_, 'a>)>> {
-        let (Some(first), second) = (self.ends(0)?, self.ends(1)?) else {
-            return Ok(None);
-        };
-        let next = Next {
-            lines: self,
-            at: second.map(|s| (first.1, s)),
-        };
-        Ok(Some((self.text(0, first)?, next)))
-    }
-
-    /// Moves past `lines` lines (1 or 2), returning whether the last had a `\n`.
-    fn consume(&mut self, lines: usize) -> bool {
-        let Some((end, next)) = self.ends[lines - 1] else {
-            return false;
-        };
-        self.pos += next;
-        self.ends = match lines {
-            1 => [self.ends[1].map(|(e, n)| (e - next, n - next)), None],
-            _ => [None; 2],
-        };
-        next > end
+    /// Moves past `n` bytes of the [`Lines::window`].
+    fn advance(&mut self, n: usize) {
+        self.pos += n;
     }
 
     /// The input offset of the current line.
@@ -217,24 +170,75 @@ impl<'a> Lines<'a> {
     /// Reads again from input offset `at`.
     fn seek(&mut self, at: u64) -> io::Result<()> {
         self.input.seek(SeekFrom::Start(at))?;
-        (self.base, self.pos, self.len, self.eof, self.ends) = (at, 0, 0, false, [None; 2]);
+        (self.base, self.pos, self.len, self.eof) = (at, 0, 0, false);
         Ok(())
     }
 }
 
-/// The line after the current one, as [`Lines::two`] finds it.
-struct Next<'a, 'i> {
-    lines: &'a Lines<'i>,
-    /// Its start and ends ([`Lines::ends`]), if there is one.
-    at: Option<(usize, (usize, usize))>,
+/// The line of `text` from byte `at`: its text without its `\n` (and its `\r` when every
+/// line ends with `\r\n`), the start of the line after, and whether it had a `\n`.
+fn line_at(text: &str, at: usize, crlf: bool) -> Option<(&str, usize, bool)> {
+    let rest = text.get(at..).filter(|r| !r.is_empty())?;
+    let (line, terminated) = match memchr::memchr(b'\n', rest.as_bytes()) {
+        Some(end) => (&rest[..end], true),
+        None => (rest, false),
+    };
+    let next = at + line.len() + usize::from(terminated);
+    let line = match line.strip_suffix('\r') {
+        Some(l) if crlf && terminated => l,
+        _ => line,
+    };
+    Some((line, next, terminated))
 }
 
-impl<'a> Next<'a, '_> {
-    /// Its text.
-    fn text(&self) -> io::Result<Option<&'a str>> {
-        self.at
-            .map(|(start, ends)| self.lines.text(start, ends))
-            .transpose()
+/// What [`read_lines`] hands each line: the line, the line after it (a `}` line's
+/// encoding can be on the next line), and whether each had a `\n`.
+struct LinePair<'t> {
+    line: &'t str,
+    terminated: bool,
+    next: Option<(&'t str, bool)>,
+}
+
+/// Reads the lines of `lines` from the current one, each split from a window checked to be
+/// UTF-8 once ([`Lines::window`]), calling `f` on each with the line after it: `f` says how
+/// many lines it took (1, or 2 with the next) and whether to stop after them. `true` when
+/// `f` stopped (reading resumes after the lines it took), `false` at the input's end.
+fn read_lines(
+    lines: &mut Lines,
+    mut f: impl FnMut(&LinePair) -> Result<(usize, bool), StreamError>,
+) -> Result<bool, StreamError> {
+    let crlf = lines.crlf;
+    loop {
+        let (text, eof) = lines.window()?;
+        let mut at = 0;
+        let mut stop = false;
+        let mut cur = line_at(text, 0, crlf);
+        while let Some((line, after, terminated)) = cur {
+            let next = line_at(text, after, crlf);
+            if next.is_none() && !eof {
+                // The next line is not read yet.
+                break;
+            }
+            let pair = LinePair {
+                line,
+                terminated,
+                next: next.map(|(l, _, t)| (l, t)),
+            };
+            let (taken, stop_here) = f(&pair)?;
+            (at, cur) = match (taken, next) {
+                (2, Some((_, after_next, _))) => (after_next, line_at(text, after_next, crlf)),
+                _ => (after, next),
+            };
+            if stop_here {
+                stop = true;
+                break;
+            }
+        }
+        let done = eof && cur.is_none();
+        lines.advance(at);
+        if stop || done {
+            return Ok(stop);
+        }
     }
 }
 
@@ -248,11 +252,10 @@ struct Held<'a> {
 }
 
 impl Held<'_> {
-    /// Writes out what no control comment still pending can change.
-    fn flush(&mut self, phases: &Phases) -> io::Result<()> {
-        let free = phases
-            .pending_from()
-            .map_or(self.buf.len(), |at| at - self.written);
+    /// Writes out what no control comment still pending can change (`pending`:
+    /// [`Phases::pending_from`]).
+    fn flush(&mut self, pending: Option<usize>) -> io::Result<()> {
+        let free = pending.map_or(self.buf.len(), |at| at - self.written);
         if free >= OUT_CHUNK {
             self.out.write_all(&self.buf[..free])?;
             self.buf.drain(..free);
@@ -274,11 +277,10 @@ impl Held<'_> {
         lines(&mut self.buf);
     }
 
-    /// Bytes held back behind a pending control comment.
-    fn held(&self, phases: &Phases) -> usize {
-        phases
-            .pending_from()
-            .map_or(0, |at| self.written + self.buf.len() - at)
+    /// Bytes held back behind a pending control comment (`pending`:
+    /// [`Phases::pending_from`]).
+    fn held(&self, pending: Option<usize>) -> usize {
+        pending.map_or(0, |at| self.written + self.buf.len() - at)
     }
 }
 
@@ -307,56 +309,67 @@ pub(super) fn transcode(
     let mut print_error: Option<Error> = None;
     // The texture lines `accept_line` took.
     let mut seen = Taken::new();
-    while let Some((line, next)) = lines.two()? {
-        line_no = line_no.saturating_add(1);
-        stats.items += 1;
-        let start = held.written + held.buf.len();
-        let taken = if let Some(acc) = accept_line(line, sm, &mut seen) {
-            match acc {
-                Accepted::LoneHex(col, word) => {
-                    phases.lone_hex_line((col, word), Some(start));
-                    held.buf.extend_from_slice(line.as_bytes());
-                }
-                Accepted::Tex(tex) => {
-                    stats.texture += 1;
-                    let lines = |o: &mut Vec<u8>| tex.write(o, nl);
-                    held.tex(&mut phases, &tex.layout, tex.phase, lines);
-                }
-            }
-            1
-        } else {
-            match read_item(line, next.text()?, line_no, sm)? {
-                ListingItem::Kept { .. } => {
-                    phases.kept_line(line, Some(start));
-                    held.buf.extend_from_slice(line.as_bytes());
-                    1
-                }
-                ListingItem::Tex(tex) => {
-                    stats.texture += 1;
-                    match tex.word() {
-                        Ok(word) => {
-                            let lines = |o: &mut Vec<u8>| {
-                                let text = |o: &mut Vec<u8>| write_inst(o, &tex.inst);
-                                write_tex_lines(o, text, word, &tex.layout, nl)
-                            };
-                            held.tex(&mut phases, &tex.layout, tex.inst.phase, lines);
-                        }
-                        Err(e) => {
-                            print_error.get_or_insert(e);
-                        }
+    loop {
+        let stopped = read_lines(&mut lines, |pair| {
+            let line = pair.line;
+            line_no = line_no.saturating_add(1);
+            stats.items += 1;
+            let start = held.written + held.buf.len();
+            let taken = if let Some(acc) = accept_line(line, sm, &mut seen) {
+                match acc {
+                    Accepted::LoneHex(col, word) => {
+                        phases.lone_hex_line((col, word), Some(start));
+                        held.buf.extend_from_slice(line.as_bytes());
                     }
-                    1 + usize::from(tex.joined)
+                    Accepted::Tex(tex) => {
+                        stats.texture += 1;
+                        let lines = |o: &mut Vec<u8>| tex.write(o, nl);
+                        held.tex(&mut phases, &tex.layout, tex.phase, lines);
+                    }
                 }
+                1
+            } else {
+                match read_item(line, pair.next.map(|(l, _)| l), line_no, sm)? {
+                    ListingItem::Kept { .. } => {
+                        phases.kept_line(line, Some(start));
+                        held.buf.extend_from_slice(line.as_bytes());
+                        1
+                    }
+                    ListingItem::Tex(tex) => {
+                        stats.texture += 1;
+                        match tex.word() {
+                            Ok(word) => {
+                                let lines = |o: &mut Vec<u8>| {
+                                    let text = |o: &mut Vec<u8>| write_inst(o, &tex.inst);
+                                    write_tex_lines(o, text, word, &tex.layout, nl)
+                                };
+                                held.tex(&mut phases, &tex.layout, tex.inst.phase, lines);
+                            }
+                            Err(e) => {
+                                print_error.get_or_insert(e);
+                            }
+                        }
+                        1 + usize::from(tex.joined)
+                    }
+                }
+            };
+            line_no = line_no.saturating_add(u32::from(taken == 2));
+            let terminated = match (taken, pair.next) {
+                (2, Some((_, t))) => t,
+                _ => pair.terminated,
+            };
+            if terminated {
+                held.buf.extend_from_slice(nl.as_bytes());
             }
-        };
-        line_no = line_no.saturating_add(u32::from(taken == 2));
-        if lines.consume(taken) {
-            held.buf.extend_from_slice(nl.as_bytes());
+            let pending = phases.pending_from();
+            held.flush(pending)?;
+            Ok((taken, held.held(pending) > HOLD_LIMIT))
+        })?;
+        if !stopped {
+            break;
         }
-        if held.held(&phases) > HOLD_LIMIT {
-            settle_ahead(&mut lines, &mut held, &mut phases, line_no, sm)?;
-        }
-        held.flush(&phases)?;
+        settle_ahead(&mut lines, &mut held, &mut phases, line_no, sm)?;
+        held.flush(phases.pending_from())?;
     }
     if let Some(e) = print_error {
         return Err(e.into());
@@ -378,27 +391,26 @@ fn settle_ahead(
 ) -> Result<(), StreamError> {
     let at = lines.offset();
     let mut ahead = *phases;
-    while ahead.pending_from().is_some() {
-        let Some((line, next)) = lines.two()? else {
-            break;
-        };
-        line_no = line_no.saturating_add(1);
-        let taken = match read_item(line, next.text()?, line_no, sm)? {
-            ListingItem::Kept { .. } => {
-                ahead.kept_line(line, None);
-                1
-            }
-            ListingItem::Tex(tex) => {
-                apply_patch(
-                    &mut held.buf,
-                    held.written,
-                    ahead.tex(&tex.layout, tex.inst.phase),
-                );
-                1 + usize::from(tex.joined)
-            }
-        };
-        line_no = line_no.saturating_add(u32::from(taken == 2));
-        lines.consume(taken);
+    if ahead.pending_from().is_some() {
+        read_lines(lines, |pair| {
+            line_no = line_no.saturating_add(1);
+            let taken = match read_item(pair.line, pair.next.map(|(l, _)| l), line_no, sm)? {
+                ListingItem::Kept { .. } => {
+                    ahead.kept_line(pair.line, None);
+                    1
+                }
+                ListingItem::Tex(tex) => {
+                    apply_patch(
+                        &mut held.buf,
+                        held.written,
+                        ahead.tex(&tex.layout, tex.inst.phase),
+                    );
+                    1 + usize::from(tex.joined)
+                }
+            };
+            line_no = line_no.saturating_add(u32::from(taken == 2));
+            Ok((taken, ahead.pending_from().is_none()))
+        })?;
     }
     phases.settle();
     lines.seek(at)?;

@@ -172,24 +172,57 @@ impl Shapes {
         if slot != 0 {
             self.texture += 1;
         }
+        let (key, hit) = self.cached(form, word);
+        if hit && (slot == 0 || super::control::phase_of(self.ctrl.0, slot).is_ok()) {
+            return Ok(());
+        }
+        self.full(word, offset, index, form, key)
+    }
+
+    /// The shape of `word` (of form `form`), and whether it was accepted before with
+    /// vectors that fit where `word` starts them: then `word` decodes and lifts.
+    #[inline]
+    fn cached(&self, form: usize, word: u64) -> (u64, bool) {
         let fs = &self.forms[form];
         let (key, regs) = fs.shape(word);
         let cached = &self.slots[Self::slot(key)];
-        if cached.key == key
-            && usize::from(cached.form) == form
-            && (slot == 0 || super::control::phase_of(self.ctrl.0, slot).is_ok())
-        {
-            let mut limit = cached.limit;
-            if let Some((lo, lengths)) = &fs.wmask {
-                let [rd, rd1] = lengths[(word >> lo) as usize & 0xf];
-                limit[0] = 255 - rd;
-                limit[1] = 255 - rd1;
-            }
-            if regs.iter().zip(limit).all(|(&r, l)| r == RZ || r <= l) {
-                return Ok(());
-            }
+        if cached.key != key || usize::from(cached.form) != form {
+            return (key, false);
         }
-        self.full(word, offset, index, form, key)
+        let mut limit = cached.limit;
+        if let Some((lo, lengths)) = &fs.wmask {
+            let [rd, rd1] = lengths[(word >> lo) as usize & 0xf];
+            limit[0] = 255 - rd;
+            limit[1] = 255 - rd1;
+        }
+        (key, regs.iter().zip(limit).all(|(&r, l)| r == RZ || r <= l))
+    }
+
+    /// Whether `inst`, `word` of form `form` decoded, lifts ([`super::lift::check`]): from
+    /// the cache when its shape was accepted before, else checked (and its shape kept).
+    pub(super) fn lifts(&mut self, form: usize, word: u64, inst: &NvInst) -> bool {
+        let (key, hit) = self.cached(form, word);
+        hit || (super::lift::check(inst).is_ok() && {
+            self.remember(key, form, inst);
+            true
+        })
+    }
+
+    /// Keeps the shape `key` of an accepted instruction `inst` of form `form`, with its
+    /// vectors' lengths.
+    fn remember(&mut self, key: u64, form: usize, inst: &NvInst) {
+        let Some((ra, rb)) = param_counts(inst) else {
+            return;
+        };
+        let mut lengths = [0u8, 0, ra as u8, rb as u8];
+        for (_, in_rd1, _) in dst_channels(inst) {
+            lengths[usize::from(in_rd1)] += 1;
+        }
+        self.slots[Self::slot(key)] = Shape {
+            key,
+            form: form as u8,
+            limit: lengths.map(|n| 255 - n),
+        };
     }
 
     /// The full check of a word of a texture form, as the whole-program path reads it: an
@@ -218,19 +251,8 @@ impl Shapes {
             self.cannot_run.get_or_insert(e);
             return Ok(());
         }
-        // Accepted: so is its shape, with its vectors' lengths.
-        let Some((ra, rb)) = param_counts(&inst) else {
-            return Ok(());
-        };
-        let mut lengths = [0u8, 0, ra as u8, rb as u8];
-        for (_, in_rd1, _) in dst_channels(&inst) {
-            lengths[usize::from(in_rd1)] += 1;
-        }
-        self.slots[Self::slot(key)] = Shape {
-            key,
-            form: form as u8,
-            limit: lengths.map(|n| 255 - n),
-        };
+        // Accepted: so is its shape.
+        self.remember(key, form, &inst);
         Ok(())
     }
 

@@ -60,9 +60,8 @@ fn push_guard(out: &mut (impl TextOut + ?Sized), guard: u8) {
 }
 
 /// The spelling of `inst`'s modifier of class `m`, if it prints one.
-fn modifier(inst: &NvInst, m: Modifier) -> Option<&'static str> {
-    let t = table();
-    let d = &t.dense;
+#[inline]
+fn modifier(d: &'static super::table::Dense, inst: &NvInst, m: Modifier) -> Option<&'static str> {
     let s = match m {
         Modifier::Comp if matches!(inst.op, OpClass::TLD4 | OpClass::TLD4S) => {
             d.comp[usize::from(inst.comp)]
@@ -120,68 +119,70 @@ pub fn write_inst<O: TextOut + ?Sized>(out: &mut O, inst: &NvInst) {
     push_guard(out, inst.guard);
     out.push_text(inst.op.mnemonic());
     for &m in &t.modifier_classes {
-        if let Some(m) = modifier(inst, m) {
+        if let Some(m) = modifier(&t.dense, inst, m) {
             out.push_ascii(b'.');
             out.push_text(m);
         }
     }
     out.push_ascii(b' ');
-    let mut first = true;
-    let mut sep = |out: &mut O| {
-        if !std::mem::take(&mut first) {
-            out.push_text(", ");
-        }
-    };
+    // Operands, separated by `, `.
+    let mut ops = Operands { out, first: true };
     if inst.sparse != t.sparse_none {
-        sep(out);
-        out.push_ascii(b'P');
-        push_decimal(out, inst.sparse.into());
+        ops.sep().push_ascii(b'P');
+        push_decimal(ops.out, inst.sparse.into());
     }
-    let tid = |out: &mut O| push_hex(out, if inst.bindless { 0 } else { inst.tid.into() });
+    let tid = if inst.bindless { 0 } else { inst.tid.into() };
     let dim = t.dense.dim[usize::from(inst.dim)].unwrap_or("");
     let rb_printed =
         has_field(inst, FieldName::Rb) && (inst.rb != RZ || t.rb_rz_printed.contains(&inst.op));
-    let regs = |out: &mut O, sep: &mut dyn FnMut(&mut O), regs: &[u8]| {
-        for &r in regs {
-            sep(out);
-            push_reg(out, r);
-        }
-    };
     match inst.op {
         OpClass::TEXS | OpClass::TLDS | OpClass::TLD4S => {
-            regs(out, &mut sep, &[inst.rd1, inst.rd, inst.ra]);
+            ops.regs(&[inst.rd1, inst.rd, inst.ra]);
             if rb_printed {
-                regs(out, &mut sep, &[inst.rb]);
+                ops.regs(&[inst.rb]);
             }
-            sep(out);
-            tid(out);
+            push_hex(ops.sep(), tid);
             if inst.op != OpClass::TLD4S {
-                sep(out);
-                out.push_text(dim);
-                sep(out);
-                out.push_text(comps_spelling(inst));
+                ops.sep().push_text(dim);
+                ops.sep().push_text(comps_spelling(inst));
             }
         }
         OpClass::TXQ => {
-            regs(out, &mut sep, &[inst.rd, inst.ra]);
-            sep(out);
-            push_query(out, inst.query);
-            sep(out);
-            tid(out);
-            sep(out);
-            push_hex(out, inst.mask.into());
+            ops.regs(&[inst.rd, inst.ra]);
+            push_query(ops.sep(), inst.query);
+            push_hex(ops.sep(), tid);
+            push_hex(ops.sep(), inst.mask.into());
         }
         _ => {
-            regs(out, &mut sep, &[inst.rd, inst.ra]);
+            ops.regs(&[inst.rd, inst.ra]);
             if rb_printed {
-                regs(out, &mut sep, &[inst.rb]);
+                ops.regs(&[inst.rb]);
             }
-            sep(out);
-            tid(out);
-            sep(out);
-            out.push_text(dim);
-            sep(out);
-            push_hex(out, inst.mask.into());
+            push_hex(ops.sep(), tid);
+            ops.sep().push_text(dim);
+            push_hex(ops.sep(), inst.mask.into());
+        }
+    }
+}
+
+/// An instruction's operands as [`write_inst`] appends them to `out`.
+struct Operands<'o, O: ?Sized> {
+    out: &'o mut O,
+    first: bool,
+}
+
+impl<O: TextOut + ?Sized> Operands<'_, O> {
+    /// `out`, after the separator of the next operand (none before the first).
+    fn sep(&mut self) -> &mut O {
+        if !std::mem::take(&mut self.first) {
+            self.out.push_text(", ");
+        }
+        self.out
+    }
+
+    fn regs(&mut self, regs: &[u8]) {
+        for &r in regs {
+            push_reg(self.sep(), r);
         }
     }
 }
@@ -202,23 +203,28 @@ pub fn is_texture_text(text: &str) -> bool {
 /// the text parses (the mnemonic ends at the first space, after a guard's).
 pub(super) fn printed_phase(text: &str) -> u8 {
     let b = text.as_bytes();
-    let space = |from: usize| memchr::memchr(b' ', &b[from..]).map_or(b.len(), |k| from + k);
+    // Mnemonics are short: a loop, not `memchr`'s set-up.
+    let space = |from: usize| {
+        b[from..]
+            .iter()
+            .position(|&c| c == b' ')
+            .map_or(b.len(), |k| from + k)
+    };
     let end = match b.first() {
         Some(b'@') => space(space(0).saturating_add(1).min(b.len())),
         _ => space(0),
     };
+    // Its last modifier (a phase name holds no `.`).
     let mnemonic = &b[..end];
+    let Some(dot) = mnemonic.iter().rposition(|&c| c == b'.') else {
+        return 0;
+    };
+    let last = &mnemonic[dot + 1..];
     table()
         .control
         .phase_names
         .iter()
-        .find(|(_, name)| {
-            let n = name.as_bytes();
-            !n.is_empty()
-                && mnemonic.ends_with(n)
-                && mnemonic.len() > n.len()
-                && mnemonic[mnemonic.len() - n.len() - 1] == b'.'
-        })
+        .find(|(_, name)| !name.is_empty() && name.as_bytes() == last)
         .map_or(0, |(&code, _)| code)
 }
 
@@ -584,4 +590,32 @@ fn parse_query(s: &str) -> Option<u8> {
     }
     let code = s.parse::<u8>().ok()?.checked_mul(2)?;
     (query_valid(code) && !table().query.contains_key(&code)).then_some(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_inst, printed_phase};
+    use crate::isa::nvidia::table::table;
+
+    /// `printed_phase` reads the phase parsing reads from a mnemonic whose last modifier is
+    /// a phase name (which holds no `.`), and 0 from one without.
+    #[test]
+    fn printed_phase_is_the_parsed_phase() {
+        let names = &table().control.phase_names;
+        assert!(names.values().all(|n| !n.contains('.')), "{names:?}");
+        for text in [
+            "TEXS.P R6, R4, R4, R5, 0x6e, 2D, RGBA",
+            "@!P3 TEXS.LZ.T R6, R4, R4, R5, 0x6e, 2D, RGBA",
+            "TEX.LL.AOFFI.DC R4, R4, R8, 0x6e, 2D, 0xf",
+            "@P1 TLD.LZ.P R0, R2, R4, 0x1, 2D, 0xf",
+            "TLD4.R.T R0, R2, R4, 0x1, 2D, 0xf",
+            "TXQ.P R0, R2, TEX_HEADER_DIMENSION, 0x0, 0x1",
+        ] {
+            let parsed = parse_inst(text, 1, 1).expect("parses");
+            assert_eq!(printed_phase(text), parsed.phase, "{text}");
+        }
+        assert_eq!(printed_phase("@P1"), 0);
+        assert_eq!(printed_phase(""), 0);
+        assert_eq!(printed_phase("TEX.P.X R0"), 0);
+    }
 }
