@@ -1,14 +1,16 @@
 //! One pass of a DXBC corpus workload, for `valgrind --tool=callgrind`:
 //! `cargo build --release --example dxbc_profile` then
-//! `valgrind --tool=callgrind target/release/examples/dxbc_profile binary|text [ROUNDS]`.
+//! `valgrind --tool=callgrind target/release/examples/dxbc_profile MODE [ROUNDS]`.
 //! `binary` decodes and re-encodes every container in `../shared/corpus/dxbc/blobs`;
-//! `text` parses and prints every listing in `../shared/corpus/dxbc/asm`.
+//! `text` parses and prints every listing in `../shared/corpus/dxbc/asm`; `containers`
+//! and `tokens` stream every container, or its bare token stream, binary → binary
+//! (`stream::transcode`, as `benches/throughput.rs` does).
 
 use std::fs;
 use std::path::Path;
 use std::process::ExitCode;
 
-use texlate::{isa, Isa};
+use texlate::{isa, stream, Form, Isa};
 
 /// The contents of every file in `dir` whose name ends with `suffix`, sorted by name.
 fn inputs(dir: &Path, suffix: &str) -> Vec<Vec<u8>> {
@@ -29,21 +31,38 @@ fn main() -> ExitCode {
     let rounds: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(1);
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/dxbc");
     let (dir, suffix) = match mode {
-        "binary" => ("blobs", ".dxbc"),
+        "binary" | "containers" | "tokens" => ("blobs", ".dxbc"),
         "text" => ("asm", ".asm"),
         other => {
-            eprintln!("unknown mode `{other}` (expected `binary` or `text`)");
+            eprintln!(
+                "unknown mode `{other}` (expected `binary`, `text`, `containers` or `tokens`)"
+            );
             return ExitCode::FAILURE;
         }
     };
-    let files = inputs(&corpus.join(dir), suffix);
+    let mut files = inputs(&corpus.join(dir), suffix);
+    if mode == "tokens" {
+        files = files
+            .iter()
+            .filter_map(|b| isa::dxbc::container::parse(b).ok())
+            .map(|c| c.chunks[c.program].data.clone())
+            .collect();
+    }
     let mut out_bytes = 0;
     for _ in 0..rounds {
         for input in &files {
-            let result = if mode == "binary" {
+            let result = if mode == "containers" || mode == "tokens" {
+                let mut out = Vec::new();
+                let mut input = std::io::Cursor::new(input);
+                let read = Default::default();
+                stream::transcode(Isa::Dxbc, &mut input, read, Form::Binary, &mut out)
+                    .map(|_| out)
+                    .map_err(|e| e.to_string())
+            } else if mode == "binary" {
                 isa::codec(Isa::Dxbc)
                     .decode_binary(input)
                     .and_then(|p| isa::codec(Isa::Dxbc).encode_binary(&p))
+                    .map_err(|e| e.to_string())
             } else {
                 let Ok(src) = std::str::from_utf8(input) else {
                     eprintln!("a listing is not UTF-8");
@@ -53,6 +72,7 @@ fn main() -> ExitCode {
                     .parse_text(src, Default::default())
                     .and_then(|p| isa::codec(Isa::Dxbc).print_text(&p))
                     .map(String::into_bytes)
+                    .map_err(|e| e.to_string())
             };
             match result {
                 Ok(out) => out_bytes += out.len(),

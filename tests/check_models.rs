@@ -544,3 +544,41 @@ fn cube_directions_from_earlier_results_agree_after_normalisation() {
     .unwrap();
     assert!(!r.agrees(), "{r}");
 }
+
+/// NVIDIA TXD reads its offsets above the layer, `(offsets << 16) | layer` (research/nvidia.md
+/// §4: ptxas packs {3, -2} as 0xe30000): a gradient sample with offsets into TXD packs them at
+/// bit 16, and reading TXD back unpacks them there; the quad emulation of 3D gradients
+/// samples with TEX.AOFFI.NDV, whose offsets sit at bit 0. The translations packed TXD's at
+/// bit 0 (the hardware saw no offsets). Found by the random-field tier.
+#[test]
+fn gradient_offsets_are_packed_where_each_nvidia_sample_reads_them() {
+    let sd = "ps_5_0\ndcl_sampler s0, mode_default\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_input_ps linear v0.xy\ndcl_temps 3\nsample_d_aoffimmi(1,-2,0) r0.xyzw, v0.xyxx, t0.xyzw, s0, r1.xyxx, r2.xyxx\nret\n";
+    let t = translate_checked(sd, Isa::Dxbc, Isa::Nvidia);
+    let text = String::from_utf8(t.output).unwrap();
+    assert!(text.contains("MOV32I R18, 0xe10000"), "{text}");
+    // Back to DX: the offsets unpacked from bit 16.
+    let back = texlate::translate::translate(
+        text.as_bytes(),
+        &texlate::translate::Options::new(Isa::Nvidia, Isa::Dxbc),
+    )
+    .unwrap();
+    let dx = String::from_utf8(back.output).unwrap();
+    assert!(dx.contains("sample_d_aoffimmi_indexable(1,-2,0)"), "{dx}");
+    // 3D: the quad emulation's TEX.AOFFI.NDV.
+    let sd3 = "ps_5_0\ndcl_sampler s0, mode_default\ndcl_resource_texture3d (float,float,float,float) t0\ndcl_input_ps linear v0.xyz\ndcl_temps 3\nsample_d_aoffimmi(1,-2,3) r0.xyzw, v0.xyzx, t0.xyzw, s0, r1.xyzx, r2.xyzx\nret\n";
+    let t = translate_checked(sd3, Isa::Dxbc, Isa::Nvidia);
+    let text = String::from_utf8(t.output).unwrap();
+    assert!(text.contains("TEX.AOFFI.NDV"), "{text}");
+    // A 2D array would need the layer and the offsets in one register: refused.
+    let sda = sd
+        .replace("texture2d ", "texture2darray ")
+        .replace("v0.xy\n", "v0.xyz\n")
+        .replace("v0.xyxx, t0", "v0.xyzx, t0");
+    let e = texlate::translate::translate(
+        sda.as_bytes(),
+        &texlate::translate::Options::new(Isa::Dxbc, Isa::Nvidia),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("(offsets << 16) | layer"), "{e}");
+}

@@ -645,7 +645,7 @@ fn cubins_read_alike_at_any_address() {
 /// Checks a DXBC input on every streaming path: `disasm`, and `transcode` to text and to
 /// binary; returns whether the whole path decoded it. The texture instructions the stream
 /// counts (decoding them, or only walking a binary input's tokens) are the whole
-/// program's.
+/// program's, and so are the instructions of a binary input.
 fn check_dxbc(name: &str, bytes: &[u8]) -> bool {
     let binary = codec(Isa::Dxbc).looks_binary(bytes);
     if binary {
@@ -676,6 +676,9 @@ fn check_dxbc(name: &str, bytes: &[u8]) -> bool {
                 p.tex_instrs().count() as u64,
                 "{name} {form:?}"
             );
+            if binary {
+                assert_eq!(stats.items, p.items.len() as u64, "{name} {form:?}");
+            }
         }
     }
     text_ok

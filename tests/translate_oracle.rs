@@ -979,7 +979,16 @@ fn mix_words(a: u64, b: u64, rng: &mut texlate::rng::Rng) -> u64 {
 /// instruction that can run: texlate's decoder reads every swept word exactly as nvdisasm).
 fn random_sources(seed: u64, n: usize) -> Option<Corpora> {
     let mut rng = texlate::rng::Rng(seed);
-    let dx_seeds = support::sources(Isa::Dxbc)?;
+    // Texture-sampler instructions only: buffer reads are refused by every target.
+    let dx_seeds: Vec<_> = support::sources(Isa::Dxbc)?
+        .into_iter()
+        .filter(|(text, _)| {
+            let last = text.lines().last().unwrap_or("").trim_start();
+            !["ld_structured", "ld_raw", "ld_uav_typed", "bufinfo"]
+                .iter()
+                .any(|b| last.starts_with(b))
+        })
+        .collect();
     let mut dxbc = Vec::new();
     let mut tries = 0;
     while dxbc.len() < n && tries < 20 * n {
@@ -1046,16 +1055,99 @@ fn random_sources(seed: u64, n: usize) -> Option<Corpora> {
             read: ReadOptions::default(),
         });
     }
+    let read = ReadOptions {
+        igc_compatible: true,
+        ..ReadOptions::default()
+    };
+    let visa_seeds = support::sources(Isa::Visa)?;
+    let mut visa = Vec::new();
+    let mut tries = 0;
+    while visa.len() < n && tries < 20 * n {
+        tries += 1;
+        let (text, bindings) = &visa_seeds[rng.below(visa_seeds.len())];
+        let text = mutate_visa(text, &mut rng);
+        let Ok(program) = texlate::parse_text_with(Isa::Visa, &text, read) else {
+            continue;
+        };
+        if program.tex_instrs().count() == 0 {
+            continue;
+        }
+        visa.push(Source {
+            kind: "random visa fields",
+            name: text.lines().last().unwrap_or("").trim().to_string(),
+            program,
+            bindings: bindings.clone(),
+            read,
+        });
+    }
     Some(Corpora {
         nvidia,
         dxbc,
-        visa: Vec::new(),
+        visa,
         notes: Vec::new(),
     })
 }
 
-/// Random field values (`random_sources`, 600 DX instructions and 600 NVIDIA words; seed
-/// `TEXLATE_RANDOM_SEED`, default 1): every translation the semantic models check (each
+/// `text` (a vISA kernel: declarations and one sampler instruction, from the corpus) with
+/// the instruction's fields drawn at random: its channel mask (any non-empty set of R, G,
+/// B, A in order; one channel for a gather, `sample4*`) and its immediate `aoffimmi`
+/// (`0xNNN:uw`, three 4-bit fields U[11:8] V[7:4] R[3:0]).
+fn mutate_visa(text: &str, rng: &mut texlate::rng::Rng) -> String {
+    let sampler_ops = ["sample", "load", "lod", "resinfo", "sampleinfo"];
+    let mut out = String::new();
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        // A predicated instruction starts with its guard, `(P1) `.
+        let body = match trimmed.strip_prefix('(') {
+            Some(rest) => rest.split_once(") ").map_or(trimmed, |(_, b)| b),
+            None => trimmed,
+        };
+        let op = body.split_whitespace().next().unwrap_or("");
+        let Some((name, _mask)) = op.split_once('.') else {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        };
+        if !sampler_ops.iter().any(|o| name.starts_with(o)) {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let mask: String = if name.starts_with("sample4") {
+            "RGBA"[rng.below(4)..][..1].to_string()
+        } else {
+            let m = 1 + rng.below(15);
+            (0..4)
+                .filter(|k| m >> k & 1 == 1)
+                .map(|k| ['R', 'G', 'B', 'A'][k])
+                .collect()
+        };
+        let head = &line[..line.len() - body.len()];
+        let rest = &body[op.len()..];
+        // The aoffimmi immediate is the first operand after the execution size.
+        let rest = match rest.split_once(") ") {
+            Some((exec, after)) => {
+                let after = after.trim_start();
+                let token = after.split_whitespace().next().unwrap_or("");
+                if token.starts_with("0x") && token.ends_with(":uw") {
+                    format!(
+                        "{exec}) 0x{:x}:uw{}",
+                        rng.below(0x1000),
+                        &after[token.len()..]
+                    )
+                } else {
+                    rest.to_string()
+                }
+            }
+            None => rest.to_string(),
+        };
+        out.push_str(&format!("{head}{name}.{mask}{rest}\n"));
+    }
+    out
+}
+
+/// Random field values (`random_sources`: 600 DX instructions, 600 NVIDIA words and 600 vISA
+/// instructions; seed `TEXLATE_RANDOM_SEED`, default 1): every translation the semantic models check (each
 /// must agree with its source on four register files) and every one the target's vendor
 /// tool accepts: `cargo test --release --test translate_oracle random -- --ignored
 /// --nocapture`.
@@ -1071,7 +1163,11 @@ fn random_field_values_translate_and_check() {
     };
     let mut disagreements = Vec::new();
     let mut checked = 0;
-    for (sources, from) in [(&corpora.nvidia, Isa::Nvidia), (&corpora.dxbc, Isa::Dxbc)] {
+    for (sources, from) in [
+        (&corpora.nvidia, Isa::Nvidia),
+        (&corpora.dxbc, Isa::Dxbc),
+        (&corpora.visa, Isa::Visa),
+    ] {
         for to in [Isa::Nvidia, Isa::Dxbc, Isa::Visa] {
             if to == from {
                 continue;
@@ -1079,6 +1175,7 @@ fn random_field_values_translate_and_check() {
             for s in sources.iter() {
                 let mut options = Options::new(from, to);
                 options.read = s.read;
+                options.bindings = s.bindings.clone();
                 let Ok(t) = translate_program(s.program.clone(), &options) else {
                     continue;
                 };
@@ -1111,10 +1208,11 @@ fn random_field_values_translate_and_check() {
         }
     }
     support::print_report(&format!(
-        "random fields (seed {seed}): {} NVIDIA words, {} DX instructions; {checked} \
-         translations checked, {} disagree\n",
+        "random fields (seed {seed}): {} NVIDIA words, {} DX instructions, {} vISA \
+         instructions; {checked} translations checked, {} disagree\n",
         corpora.nvidia.len(),
         corpora.dxbc.len(),
+        corpora.visa.len(),
         disagreements.len()
     ));
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));

@@ -96,10 +96,15 @@ pub struct TargetCaps {
     pub packed_offset: Option<PackedOffset>,
     /// The same for gathers.
     pub packed_offset_gather: Option<PackedOffset>,
+    /// The same for gradient samples, where they differ (NVIDIA TXD: the fields above the
+    /// layer, from bit 16); `packed_offset` otherwise.
+    #[serde(default)]
+    pub packed_offset_grad: Option<PackedOffset>,
 }
 
 /// Offsets packed into one register: component `i` (u, v, w) in `bits` bits at bit
-/// `i * stride`, or with `u_high` at bit `(2 - i) * stride` (u in the highest field).
+/// `base + i * stride`, or with `u_high` at bit `base + (2 - i) * stride` (u in the highest
+/// field).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PackedOffset {
@@ -115,6 +120,9 @@ pub struct PackedOffset {
     /// register offsets (`BFI` of v into u, research: `ptx-to-sass` of `tld4 ... {%r1, %r2}`).
     #[serde(default)]
     pub fields_only: bool,
+    /// The lowest bit of the lowest field (NVIDIA TXD: 16, the layer below it).
+    #[serde(default)]
+    pub base: u32,
 }
 
 impl PackedOffset {
@@ -125,11 +133,12 @@ impl PackedOffset {
 
     /// The lowest bit of component `i`.
     fn shift(self, i: u32) -> u32 {
-        if self.u_high {
-            (2 - i) * self.stride
-        } else {
-            i * self.stride
-        }
+        self.base
+            + if self.u_high {
+                (2 - i) * self.stride
+            } else {
+                i * self.stride
+            }
     }
 
     /// The register value holding `offsets` (each field two's complement, masked to `bits`).

@@ -31,11 +31,7 @@ pub fn run(items: &mut [Item], ctx: &mut PassContext) -> Result<(), Error> {
         let at = ordinal;
         ordinal += 1;
         if let Offset::Packed(reg) = t.offset {
-            let layout = if matches!(t.op, TexOp::Gather { .. }) {
-                snapshot.source_caps.packed_offset_gather
-            } else {
-                snapshot.source_caps.packed_offset
-            };
+            let layout = super::offsets_to_register::layout(snapshot.source_caps, t);
             if let (Some(layout), Some(v)) = (layout, constant(snapshot, at, reg)) {
                 t.offset = Offset::Imm(layout.unpack(v));
                 notes.push((t.span, format!("offsets {reg} = {v:#x} folded")));

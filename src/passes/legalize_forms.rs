@@ -80,6 +80,13 @@ pub fn rule_ids(t: &TexInstr, from: &TargetCaps) -> Vec<&'static str> {
     ) {
         ids.push("array_3d");
     }
+    if matches!(t.lod, Lod::Grad { .. })
+        && t.array_index.is_some()
+        && t.offset != Offset::None
+        && matches!(dim, Some(Dim::D1 | Dim::D2))
+    {
+        ids.push("grad_array_offsets");
+    }
     if matches!(t.op, TexOp::Fetch | TexOp::FetchMcs) && dim == Some(Dim::Cube) {
         ids.push("fetch_cube");
     }

@@ -11,7 +11,7 @@
 
 use super::{expand_tex, PassContext};
 use crate::error::Error;
-use crate::ir::{AluOp, Imm, Item, Offset, Scalar, ScalarType, TexOp};
+use crate::ir::{AluOp, Imm, Item, Offset, Scalar, ScalarType};
 use crate::mappings::targets::OffsetForm;
 
 /// Runs the pass.
@@ -35,12 +35,7 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         if ctx.target.caps.offsets == OffsetForm::Immediate {
             return Ok(t.into());
         }
-        let layout = if matches!(t.op, TexOp::Gather { .. }) {
-            ctx.target.caps.packed_offset_gather
-        } else {
-            ctx.target.caps.packed_offset
-        };
-        let Some(layout) = layout else {
+        let Some(layout) = super::offsets_to_register::target_layout(ctx, &t) else {
             return Err(ctx.unsupported(
                 "texel offsets",
                 "the target's packed-offset layout is missing from mappings/targets.toml",

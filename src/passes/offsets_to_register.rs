@@ -43,15 +43,33 @@ pub(crate) fn emulated_by(t: &TexInstr, ctx: &PassContext, pass: &str) -> bool {
         })
 }
 
-/// The packed-register layout `caps` gives the offsets of `t` (gathers have their own).
+/// The packed-register layout `caps` gives the offsets of `t` (gathers and gradient samples
+/// may have their own).
 pub(crate) fn layout(
     caps: &crate::mappings::targets::TargetCaps,
     t: &TexInstr,
 ) -> Option<PackedOffset> {
-    if matches!(t.op, TexOp::Gather { .. }) {
-        caps.packed_offset_gather
-    } else {
+    match (&t.op, &t.lod) {
+        (TexOp::Gather { .. }, _) => caps.packed_offset_gather,
+        (_, crate::ir::Lod::Grad { .. }) => caps.packed_offset_grad.or(caps.packed_offset),
+        _ => caps.packed_offset,
+    }
+}
+
+/// The packed-register layout of the instruction the target runs for `t`: [`layout`] of the
+/// target's caps, except that a gradient sample an emulation replaces by plain samples
+/// (`emulate_grad_quad`'s TEX.NDV, `approx_grad_lod`'s explicit-LOD sample) takes the plain
+/// samples' packing, not the gradient instruction's (NVIDIA TXD's fields sit at bit 16).
+pub(crate) fn target_layout(ctx: &PassContext, t: &TexInstr) -> Option<PackedOffset> {
+    let caps = ctx.target.caps;
+    let replaced = matches!(t.lod, crate::ir::Lod::Grad { .. })
+        && ["emulate_grad_quad", "approx_grad_lod"]
+            .iter()
+            .any(|p| super::routed_to(t, ctx, p));
+    if replaced {
         caps.packed_offset
+    } else {
+        layout(caps, t)
     }
 }
 
@@ -98,7 +116,7 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         if !emulated_by(&t, ctx, "offsets_to_register") {
             return Ok(t.into());
         }
-        let Some(layout) = layout(ctx.target.caps, &t) else {
+        let Some(layout) = target_layout(ctx, &t) else {
             return Err(ctx.unsupported(
                 "register offsets",
                 "the target's packed-offset layout is missing from mappings/targets.toml",

@@ -16,7 +16,7 @@
 
 use super::canonical_coords::spatial_count;
 use super::offsets_from_register::unpack;
-use super::offsets_to_register::{emulated_by, layout, pack};
+use super::offsets_to_register::{emulated_by, layout, pack, target_layout};
 use super::{expand_tex, PassContext};
 use crate::error::Error;
 use crate::ir::{Dimension, Item, Offset, TexOp};
@@ -30,8 +30,7 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         if !emulated_by(&t, ctx, "repack_offsets") {
             return Ok(t.into());
         }
-        let (Some(from), Some(to)) = (layout(ctx.source_caps, &t), layout(ctx.target.caps, &t))
-        else {
+        let (Some(from), Some(to)) = (layout(ctx.source_caps, &t), target_layout(ctx, &t)) else {
             return Err(ctx.unsupported(
                 "register offsets",
                 "a packed-offset layout is missing from mappings/targets.toml",

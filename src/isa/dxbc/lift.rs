@@ -15,6 +15,7 @@
 //! - `_aoffimmi(u,v,w)` is an immediate offset; `gather4_po*` reads per-pixel offsets.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use crate::ir::{
     Dim, Dimension, Imm, Lod, Offset, Reg, RegFile, ResRef, Scalar, ScalarType, TexInstr, TexOp,
@@ -329,12 +330,58 @@ pub fn lifts_walked(w: &Walked) -> bool {
 }
 
 /// [`lifts`] of an instruction with `opcode` and `operands` operands, `ty(i)` the register
-/// file of operand `i` (asked only for an operand it has, of a texture instruction).
+/// file of operand `i` (asked only for an operand it has, of a texture instruction): by
+/// [`LiftRules`], one look-up per instruction.
+#[inline]
 fn lifts_shape(opcode: u16, operands: usize, ty: impl Fn(usize) -> u8) -> bool {
-    let t = tables();
-    let Some(tex) = t.op(opcode).and_then(|o| o.tex.as_ref()) else {
+    let rules = lift_rules();
+    let Some(Some(rule)) = rules.opcodes.get(usize::from(opcode)) else {
         return false;
     };
+    operands == usize::from(rule.operands)
+        && rule
+            .queried
+            .is_none_or(|res| !rules.uav[usize::from(ty(usize::from(res)))])
+}
+
+/// What [`lifts`] asks of an instruction whose opcode can lift, from its texture row.
+#[derive(Clone, Copy, Debug)]
+struct LiftRule {
+    /// The operands it must have: one per role.
+    operands: u8,
+    /// For a size or sample query, its resource operand, which must not be a UAV.
+    queried: Option<u8>,
+}
+
+/// [`LiftRule`] of every opcode of the tables (`None`: its instructions never lift), and
+/// which register files are UAVs (`u#`).
+struct LiftRules {
+    opcodes: Vec<Option<LiftRule>>,
+    uav: [bool; 256],
+}
+
+/// [`LiftRules`], built from the tables once.
+fn lift_rules() -> &'static LiftRules {
+    static RULES: OnceLock<LiftRules> = OnceLock::new();
+    RULES.get_or_init(|| {
+        let t = tables();
+        let opcodes = (0..t.ops.len())
+            .map(|op| u16::try_from(op).ok().and_then(lift_rule))
+            .collect();
+        let uav = std::array::from_fn(|code| {
+            u8::try_from(code)
+                .ok()
+                .and_then(|code| t.register_type(code))
+                .is_some_and(|r| r.1 == "u")
+        });
+        LiftRules { opcodes, uav }
+    })
+}
+
+/// The [`LiftRule`] of `opcode`: a texture row with a destination and a resource role and
+/// the roles its LOD rule reads; `None` otherwise.
+fn lift_rule(opcode: u16) -> Option<LiftRule> {
+    let tex = tables().op(opcode)?.tex.as_ref()?;
     let at = |r: Role| tex.roles.iter().position(|x| *x == r);
     let lod_roles = match tex.lod {
         LodRule::Level => at(Role::Lod).is_some(),
@@ -344,17 +391,16 @@ fn lifts_shape(opcode: u16, operands: usize, ty: impl Fn(usize) -> u8) -> bool {
         LodRule::Implicit | LodRule::Zero | LodRule::Coord | LodRule::None => true,
     };
     let (Some(res), Some(_)) = (at(Role::Resource), at(Role::Dst)) else {
-        return false;
+        return None;
     };
-    if operands != tex.roles.len() || !lod_roles {
-        return false;
-    }
-    let uav = t.register_type(ty(res)).is_some_and(|r| r.1 == "u");
-    !(uav
-        && matches!(
-            tex.op,
-            TexOp::QuerySize | TexOp::QuerySamples | TexOp::BufferInfo
-        ))
+    let query = matches!(
+        tex.op,
+        TexOp::QuerySize | TexOp::QuerySamples | TexOp::BufferInfo
+    );
+    lod_roles.then_some(LiftRule {
+        operands: u8::try_from(tex.roles.len()).ok()?,
+        queried: query.then(|| u8::try_from(res)).transpose().ok()?,
+    })
 }
 
 /// The result placement of a texture instruction: each destination component `c` in the

@@ -13,8 +13,8 @@
 //!
 //! The identity transcode streams too ([`transcode`]):
 //! - binary → binary writes the input as it is, once every check of decoding has passed
-//!   (the decoder's own walk, storing nothing: [`tokens::Instructions::check_next`], which
-//!   also sees what counting texture instructions asks, [`lift::lifts_walked`]): a
+//!   (the decoder's walk over the input's bytes, storing nothing: [`tokens::check_program`],
+//!   which also sees what counting texture instructions asks, [`lift::lifts_walked`]): a
 //!   decoded instruction keeps every bit and re-encodes to its own dwords, an accepted
 //!   container has its chunks back to back with a valid checksum, so decode then encode
 //!   writes exactly the input (`tests/stream.rs` compares the two on mutated inputs);
@@ -41,67 +41,51 @@ use crate::ir::Isa;
 use crate::stream::{read_all, transcode_whole, write_whole, Input, Stats, StreamError};
 use crate::{Form, ReadOptions};
 
-/// The token stream of a DXBC container or of a bare token stream, as dwords, and the byte
-/// offset of its first dword in `bytes`: what [`super::decode_binary`] decodes, with the
-/// same errors.
-fn token_words(bytes: &[u8]) -> Result<(Vec<u32>, usize), Error> {
+/// The token stream of a DXBC container or of a bare token stream, and the byte offset of
+/// its first byte in `bytes`: what [`super::decode_binary`] decodes, with the container's
+/// errors.
+fn token_stream(bytes: &[u8]) -> Result<(&[u8], usize), Error> {
     let payload = if bytes.starts_with(container::MAGIC) {
         container::program_payload(bytes).map_err(decode_error)?
     } else {
         0..bytes.len()
     };
-    let base = payload.start;
-    let words = tokens::dwords(&bytes[payload], base).map_err(decode_error)?;
-    Ok((words, base))
+    Ok((&bytes[payload.clone()], payload.start))
 }
 
-/// Decodes `bytes` as [`super::decode_binary`] does, with the same errors, calling
-/// `version` with the version token and then `each` with every instruction in order whose
-/// opcode `keep` keeps, each with `state`; the others are only checked. Texture
-/// instructions are counted either way.
-fn decode_each<S>(
-    bytes: &[u8],
-    state: &mut S,
-    version: impl FnOnce(&mut S, u32),
-    keep: impl Fn(u16) -> bool,
-    mut each: impl FnMut(&mut S, &tokens::Instruction),
-) -> Result<Stats, Error> {
-    let (words, base) = token_words(bytes)?;
-    let (v, mut instrs) = tokens::Instructions::program(&words, base).map_err(decode_error)?;
-    version(state, v);
-    let mut stats = Stats::default();
-    while let Some(next) = instrs.check_next(&keep) {
-        stats.items += 1;
-        let lifts = match next.map_err(decode_error)? {
-            tokens::Checked::Decoded(instr) => {
-                each(state, instr);
-                lift::lifts(instr)
-            }
-            tokens::Checked::Walked(walked) => lift::lifts_walked(&walked),
-        };
-        stats.texture += u64::from(lifts);
-    }
-    Ok(stats)
+/// Checks `bytes` as [`super::decode_binary`] does, with the same errors, without decoding
+/// them ([`tokens::check_program`]): how many instructions and texture instructions
+/// decoding them makes.
+fn check_binary(bytes: &[u8]) -> Result<Stats, Error> {
+    let (stream, base) = token_stream(bytes)?;
+    let mut texture = 0;
+    let (_, items) = tokens::check_program(stream, base, |walked| {
+        texture += u64::from(lift::lifts_walked(walked));
+    })
+    .map_err(decode_error)?;
+    Ok(Stats { items, texture })
 }
 
 /// Appends to `out` what [`super::decode_binary`] then [`super::print_text`] give for
 /// `bytes`, printing each instruction as it is decoded.
 pub(super) fn print_binary(bytes: &[u8], out: &mut String) -> Result<Stats, Error> {
+    let (stream, base) = token_stream(bytes)?;
+    let words = tokens::dwords(stream, base).map_err(decode_error)?;
+    let (version, mut instrs) =
+        tokens::Instructions::program(&words, base).map_err(decode_error)?;
+    disasm::push_profile(out, version);
+    out.push('\n');
     let mut indent = disasm::Indent::default();
-    decode_each(
-        bytes,
-        out,
-        |out, version| {
-            disasm::push_profile(out, version);
-            out.push('\n');
-        },
-        |_| true,
-        |out, instr| {
-            indent.push(out, instr.opcode);
-            disasm::push_instruction(out, instr);
-            out.push('\n');
-        },
-    )
+    let mut stats = Stats::default();
+    while let Some(next) = instrs.next_instruction() {
+        let (_, instr) = next.map_err(decode_error)?;
+        stats.items += 1;
+        stats.texture += u64::from(lift::lifts(instr));
+        indent.push(out, instr.opcode);
+        disasm::push_instruction(out, instr);
+        out.push('\n');
+    }
+    Ok(stats)
 }
 
 /// Appends to `out` what [`super::parse_text`] then [`super::print_text`] give for the
@@ -171,8 +155,8 @@ pub(super) fn transcode(
     let mut text = String::new();
     let stats = match (binary, emit) {
         (true, Form::Binary) => {
-            // Nothing is decoded whole: the walk sees enough to count texture instructions.
-            let stats = decode_each(&bytes, &mut (), |_, _| {}, |_| false, |_, _| {})?;
+            // Nothing is decoded: the walk sees enough to count texture instructions.
+            let stats = check_binary(&bytes)?;
             write_whole(out, &bytes)?;
             return Ok(stats);
         }

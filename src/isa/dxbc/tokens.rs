@@ -241,20 +241,136 @@ impl Operand {
     }
 }
 
-/// Where the operand at `at` in `words` ends when it is plain (no extended token, no
-/// relative index: most operands) and [`Reader::operand`] accepts it: it ends by `end`,
-/// its immediates and index representations are defined. `None` for any other operand,
-/// which the full walk then reads (or refuses, with its error).
+/// Where the instruction at `at` in `words` ends when [`Reader::instruction_into`] accepts
+/// it, after calling `texture` with what it saw of it when it has a texture opcode (as
+/// [`check_program`] does with what the reader returns); `None` when the reader refuses
+/// it, which it then does, saying why. The reader's walk without building errors or
+/// records of them, each operand checked by table ([`operand_end`]): the check walk's fast
+/// path.
 #[inline(always)]
-fn plain_operand_end(words: &[u32], at: usize, end: usize) -> Option<usize> {
-    let token = *words.get(at).filter(|_| at < end)?;
-    let immediates = IMMEDIATE_DWORDS[usize::from(operand_type(token)) << 2 | (token & 3) as usize];
-    let indices = IMMEDIATE_INDEX_DWORDS[(token >> 20 & 0x7ff) as usize];
-    if token & 0x8000_0000 != 0 || immediates == NOT_PLAIN || indices == NOT_PLAIN {
+fn accepted_end<W: Dwords>(
+    words: W,
+    at: usize,
+    tables: &super::tables::Tables,
+    texture: &mut impl FnMut(&Walked),
+) -> Option<usize> {
+    let token = words.get(at)?;
+    let opcode = (token & 0x7ff) as u16;
+    let remaining = words.len() - at;
+    if opcode == OP_CUSTOMDATA {
+        let len = words.get(at + 1)? as usize;
+        return (2..=remaining).contains(&len).then_some(at + len);
+    }
+    let len = ((token >> 24) & 0x7f) as usize;
+    if len == 0 || len > remaining {
         return None;
     }
-    let next = at + 1 + usize::from(immediates) + usize::from(indices);
-    (next <= end).then_some(next)
+    // Positions from here on are in the instruction's own dwords.
+    let ins = words.window(at..at + len);
+    let mut pos = 1;
+    if token & 0x8000_0000 != 0 {
+        pos = chain_end(ins, pos)?;
+    }
+    let OpShape { layout, roles } = tables.shape(opcode);
+    if let Some(roles) = roles {
+        // One operand per role at most, the rest the instruction's words (as the reader
+        // reads a texture opcode of any layout).
+        let mut walked = Walked {
+            opcode,
+            texture: true,
+            operands: 0,
+            types: [0; WALKED_TYPES],
+        };
+        let (count, to_end) = match layout {
+            Layout::Operands => (usize::from(roles), true),
+            Layout::Decl(n) => (usize::from(n), false),
+            Layout::Raw => (0, false),
+        };
+        while walked.operands < count && (!to_end || pos < ins.len()) {
+            if let Some(ty) = walked.types.get_mut(walked.operands) {
+                *ty = operand_type(ins.get(pos)?);
+            }
+            pos = operand_end(ins, pos, 0)?;
+            walked.operands += 1;
+        }
+        texture(&walked);
+        return Some(at + len);
+    }
+    match layout {
+        Layout::Operands => {
+            while pos < ins.len() {
+                pos = operand_end(ins, pos, 0)?;
+            }
+        }
+        Layout::Decl(n) => {
+            for _ in 0..n {
+                pos = operand_end(ins, pos, 0)?;
+            }
+        }
+        Layout::Raw => {}
+    }
+    Some(at + len)
+}
+
+/// Where the operand at `at` in the instruction's dwords `ins` ends when
+/// [`Reader::operand`] accepts it at nesting `depth`: its extended tokens, immediates and
+/// indices (a relative index's operand accepted alike) end within `ins`, its immediates
+/// and index representations are defined. `None` when the reader refuses it. An operand
+/// without relative indices costs two table look-ups.
+#[inline(always)]
+fn operand_end<W: Dwords>(ins: W, at: usize, depth: u32) -> Option<usize> {
+    let token = ins.get(at)?;
+    let mut next = at + 1;
+    if token & 0x8000_0000 != 0 {
+        next = chain_end(ins, next)?;
+    }
+    let immediates = IMMEDIATE_DWORDS[usize::from(operand_type(token)) << 2 | (token & 3) as usize];
+    if immediates == NOT_PLAIN {
+        return None;
+    }
+    next += usize::from(immediates);
+    next = match IMMEDIATE_INDEX_DWORDS[(token >> 20 & 0x7ff) as usize] {
+        NOT_PLAIN => relative_indices_end(ins, token, next, depth)?,
+        indices => next + usize::from(indices),
+    };
+    (next <= ins.len()).then_some(next)
+}
+
+/// [`operand_end`] of the indices of an operand `token` with a relative (or undefined)
+/// index, starting at `next`: each index's immediate, then its register's operand (nested
+/// at most [`MAX_NESTING`] deep).
+#[inline(never)]
+fn relative_indices_end<W: Dwords>(
+    ins: W,
+    token: u32,
+    mut next: usize,
+    depth: u32,
+) -> Option<usize> {
+    for d in 0..(token >> 20) & 3 {
+        let repr = ((token >> (22 + 3 * d)) & 7) as u8;
+        next += index_dwords(repr);
+        match repr {
+            INDEX_IMM32 | INDEX_IMM64 => {}
+            INDEX_RELATIVE | INDEX_IMM32_RELATIVE | INDEX_IMM64_RELATIVE if depth < MAX_NESTING => {
+                next = operand_end(ins, next, depth + 1)?;
+            }
+            _ => return None,
+        }
+    }
+    Some(next)
+}
+
+/// Where a chain of extended tokens starting at `at` ends within `ins` (each token's bit
+/// 31 says whether another follows).
+#[inline(always)]
+fn chain_end<W: Dwords>(ins: W, mut at: usize) -> Option<usize> {
+    loop {
+        let t = ins.get(at)?;
+        at += 1;
+        if t & 0x8000_0000 == 0 {
+            return Some(at);
+        }
+    }
 }
 
 /// A [`IMMEDIATE_DWORDS`] or [`IMMEDIATE_INDEX_DWORDS`] entry: the operand is not plain.
@@ -488,9 +604,77 @@ pub struct TokenProgram {
     pub instructions: Vec<(usize, Instruction)>,
 }
 
+/// The dwords a [`Reader`] reads: a slice of them, or little-endian bytes ([`LeDwords`])
+/// read a dword at a time where they lie, not copied into dwords first.
+trait Dwords: Copy {
+    /// How many dwords there are.
+    fn len(self) -> usize;
+    /// Dword `i`, if there is one.
+    fn get(self, i: usize) -> Option<u32>;
+    /// Appends dwords `range` (which must lie inside) to `out`.
+    fn extend_into(self, range: std::ops::Range<usize>, out: &mut Vec<u32>);
+    /// Dwords `range` (which must lie inside) alone.
+    fn window(self, range: std::ops::Range<usize>) -> Self;
+}
+
+impl Dwords for &[u32] {
+    #[inline(always)]
+    fn len(self) -> usize {
+        <[u32]>::len(self)
+    }
+
+    #[inline(always)]
+    fn get(self, i: usize) -> Option<u32> {
+        <[u32]>::get(self, i).copied()
+    }
+
+    fn extend_into(self, range: std::ops::Range<usize>, out: &mut Vec<u32>) {
+        out.extend_from_slice(&self[range]);
+    }
+
+    fn window(self, range: std::ops::Range<usize>) -> Self {
+        &self[range]
+    }
+}
+
+/// Little-endian bytes read as dwords ([`Dwords`]): a whole number of them.
+#[derive(Clone, Copy)]
+struct LeDwords<'a>(&'a [u8]);
+
+impl<'a> LeDwords<'a> {
+    /// The dwords of `bytes`; the error of [`dwords`] when they are not a whole number of
+    /// dwords (`base`: the byte offset of `bytes` in the input).
+    fn new(bytes: &'a [u8], base: usize) -> Result<Self, DecodeError> {
+        check_whole_dwords(bytes, base)?;
+        Ok(LeDwords(bytes))
+    }
+}
+
+impl Dwords for LeDwords<'_> {
+    #[inline(always)]
+    fn len(self) -> usize {
+        self.0.len() / 4
+    }
+
+    #[inline(always)]
+    fn get(self, i: usize) -> Option<u32> {
+        let b = self.0.get(4 * i..4 * i + 4)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn extend_into(self, range: std::ops::Range<usize>, out: &mut Vec<u32>) {
+        extend_le_dwords(out, self.window(range).0);
+    }
+
+    #[inline(always)]
+    fn window(self, range: std::ops::Range<usize>) -> Self {
+        LeDwords(&self.0[4 * range.start..4 * range.end])
+    }
+}
+
 /// Reads dwords, reporting byte offsets relative to the start of the input.
-struct Reader<'a> {
-    words: &'a [u32],
+struct Reader<W> {
+    words: W,
     pos: usize,
     /// Byte offset of `words[0]` in the input.
     base: usize,
@@ -498,7 +682,7 @@ struct Reader<'a> {
     tables: &'static super::tables::Tables,
 }
 
-impl Reader<'_> {
+impl<W: Dwords> Reader<W> {
     fn offset(&self, pos: usize) -> usize {
         self.base + 4 * pos
     }
@@ -512,15 +696,16 @@ impl Reader<'_> {
 
     /// The next dword, if it lies before `end`.
     fn next(&mut self, end: usize, what: &str) -> Result<u32, DecodeError> {
-        if self.pos >= end {
-            return Err(self.err(
+        match self.words.get(self.pos).filter(|_| self.pos < end) {
+            Some(w) => {
+                self.pos += 1;
+                Ok(w)
+            }
+            None => Err(self.err(
                 self.pos,
                 format!("{what} runs past the end of its instruction"),
-            ));
+            )),
         }
-        let w = self.words[self.pos];
-        self.pos += 1;
-        Ok(w)
     }
 
     /// A chain of extended tokens after a token with bit 31 set, into `chain` (cleared)
@@ -627,37 +812,6 @@ impl Reader<'_> {
         Ok(())
     }
 
-    /// Where the instruction at `self.pos` ends, its opcode and its operand count, when it
-    /// is plain and the check walk accepts it: not `customdata`, no extended opcode token,
-    /// its length fits, operands only ([`Layout::Operands`]) and no texture row, every
-    /// operand plain ([`plain_operand_end`]) up to its end. `None` for any other
-    /// instruction, which the full walk then reads (or refuses, with its error).
-    #[inline(always)]
-    fn plain_instruction_end(&self) -> Option<(usize, u16, usize)> {
-        let token = *self.words.get(self.pos)?;
-        let opcode = (token & 0x7ff) as u16;
-        let len = ((token >> 24) & 0x7f) as usize;
-        if opcode == OP_CUSTOMDATA
-            || token & 0x8000_0000 != 0
-            || len == 0
-            || len > self.words.len() - self.pos
-            || self.tables.shape(opcode)
-                != (OpShape {
-                    layout: Layout::Operands,
-                    roles: None,
-                })
-        {
-            return None;
-        }
-        let end = self.pos + len;
-        let (mut at, mut operands) = (self.pos + 1, 0);
-        while at < end {
-            at = plain_operand_end(self.words, at, end)?;
-            operands += 1;
-        }
-        Some((end, opcode, operands))
-    }
-
     fn imm64(&mut self, end: usize) -> Result<u64, DecodeError> {
         let hi = self.next(end, "64-bit operand index")?;
         let lo = self.next(end, "64-bit operand index")?;
@@ -681,7 +835,7 @@ impl Reader<'_> {
         spare: &mut Spare,
     ) -> Result<Walked, DecodeError> {
         let at = self.pos;
-        let token = self.words[at];
+        let token = (self.words.get(at)).expect("an instruction starts inside the stream");
         let opcode = (token & 0x7ff) as u16;
         let remaining = self.words.len() - at;
         let mut walked = Walked {
@@ -696,7 +850,7 @@ impl Reader<'_> {
             instr.opcode = opcode;
         }
         if opcode == OP_CUSTOMDATA {
-            let len = *self
+            let len = self
                 .words
                 .get(at + 1)
                 .ok_or_else(|| self.err(at, "customdata without its length dword"))?
@@ -713,7 +867,7 @@ impl Reader<'_> {
             if KEEP {
                 spare.operands.append(&mut instr.operands);
                 instr.controls = token >> 11;
-                instr.words.extend_from_slice(&self.words[at + 2..at + len]);
+                self.words.extend_into(at + 2..at + len, &mut instr.words);
             }
             return Ok(walked);
         }
@@ -742,9 +896,8 @@ impl Reader<'_> {
             Layout::Raw => Some(0),
         };
         // The operands are decoded over those of the instruction decoded before, in place;
-        // the ones left over go back to `spare`. Checked only, one that is not plain goes
-        // through an `Operand` that the check never writes: it holds no storage, and
-        // dropping it would cost more than checking some instructions.
+        // the ones left over go back to `spare`. Checked only, an operand goes through an
+        // `Operand` that the check never writes (it holds no storage).
         let mut n = 0;
         loop {
             let more = match count {
@@ -759,17 +912,10 @@ impl Reader<'_> {
                 self.words.get(self.pos),
                 walked.texture,
             ) {
-                *ty = operand_type(*token);
+                *ty = operand_type(token);
             }
             if !KEEP {
-                // A plain operand is checked here, the others by the full walk.
-                match plain_operand_end(self.words, self.pos, end) {
-                    Some(next) => self.pos = next,
-                    None => {
-                        let mut unkept = std::mem::ManuallyDrop::new(Operand::default());
-                        self.operand::<false>(&mut unkept, end, 0, spare)?;
-                    }
-                }
+                self.operand::<false>(&mut Operand::default(), end, 0, spare)?;
                 n += 1;
                 continue;
             }
@@ -783,7 +929,7 @@ impl Reader<'_> {
         }
         if KEEP {
             spare.give_back(&mut instr.operands, n);
-            instr.words.extend_from_slice(&self.words[self.pos..end]);
+            self.words.extend_into(self.pos..end, &mut instr.words);
             instr.controls = (token >> 11) & 0x1fff;
         }
         self.pos = end;
@@ -809,14 +955,6 @@ pub struct Walked {
     /// For a texture opcode, the register file of each of its first [`WALKED_TYPES`]
     /// operands (0 past the last, and for other opcodes).
     pub types: [u8; WALKED_TYPES],
-}
-
-/// An instruction [`Instructions::check_next`] walked: decoded, or only checked.
-pub enum Checked<'a> {
-    /// Decoded whole.
-    Decoded(&'a Instruction),
-    /// Only checked.
-    Walked(Walked),
 }
 
 /// The register file of an operand token (`[19:12]`).
@@ -887,7 +1025,7 @@ impl Drop for Instructions<'_> {
 /// [`decode_program`] decodes, with the same errors, without allocating per instruction
 /// once its storage has grown to the longest instruction.
 pub struct Instructions<'a> {
-    reader: Reader<'a>,
+    reader: Reader<&'a [u32]>,
     spare: Spare,
     instr: Instruction,
 }
@@ -929,37 +1067,47 @@ impl<'a> Instructions<'a> {
                 .map(|_| (offset, &self.instr)),
         )
     }
+}
 
-    /// The next instruction checked as [`Instructions::next_instruction`] decodes it (the
-    /// same checks and errors), its fields decoded only when `keep` says so for its opcode
-    /// ([`Checked::Decoded`]), otherwise what the walk saw of it ([`Checked::Walked`]);
-    /// `None` at the end.
-    pub fn check_next(
-        &mut self,
-        keep: impl FnOnce(u16) -> bool,
-    ) -> Option<Result<Checked<'_>, DecodeError>> {
-        let r = &mut self.reader;
-        let opcode = (*r.words.get(r.pos)? & 0x7ff) as u16;
-        let kept = keep(opcode);
-        if !kept {
-            if let Some((end, opcode, operands)) = r.plain_instruction_end() {
-                r.pos = end;
-                return Some(Ok(Checked::Walked(Walked {
-                    opcode,
-                    texture: false,
-                    operands,
-                    types: [0; WALKED_TYPES],
-                })));
+/// Checks the program token stream in the little-endian `bytes` (`base`: their byte offset
+/// in the input) as [`dwords`] then [`decode_program`] decode it, with the same checks and
+/// errors in the same order, without decoding it or copying it into dwords: its version
+/// token and how many instructions it holds. `texture` is called with what the walk saw of
+/// each instruction of a texture opcode (what deciding whether it lifts to the IR asks).
+///
+/// Each instruction the walk accepts is walked once, each operand checked by table; one it
+/// refuses is read again by the decoder's own walk (without keeping anything), which says
+/// why.
+pub fn check_program(
+    bytes: &[u8],
+    base: usize,
+    mut texture: impl FnMut(&Walked),
+) -> Result<(u32, u64), DecodeError> {
+    let words = LeDwords::new(bytes, base)?;
+    let version = check_header(words, base)?;
+    let tables = tables();
+    let (mut pos, mut count) = (2, 0);
+    while pos < words.len() {
+        pos = match accepted_end(words, pos, tables, &mut texture) {
+            Some(end) => end,
+            None => {
+                let mut reader = Reader {
+                    words,
+                    pos,
+                    base,
+                    tables,
+                };
+                let walked = reader
+                    .instruction_into::<false>(&mut Instruction::new(0), &mut Spare::default())?;
+                if walked.texture {
+                    texture(&walked);
+                }
+                reader.pos
             }
-        }
-        Some(if kept {
-            r.instruction_into::<true>(&mut self.instr, &mut self.spare)
-                .map(|_| Checked::Decoded(&self.instr))
-        } else {
-            r.instruction_into::<false>(&mut self.instr, &mut self.spare)
-                .map(Checked::Walked)
-        })
+        };
+        count += 1;
     }
+    Ok((version, count))
 }
 
 /// Little-endian dwords of `bytes`, which must be a whole number of dwords.
@@ -971,6 +1119,14 @@ pub fn dwords(bytes: &[u8], base: usize) -> Result<Vec<u32>, DecodeError> {
 
 /// Appends the little-endian dwords of `bytes` (a whole number of dwords) to `out`.
 pub fn extend_dwords(out: &mut Vec<u32>, bytes: &[u8], base: usize) -> Result<(), DecodeError> {
+    check_whole_dwords(bytes, base)?;
+    extend_le_dwords(out, bytes);
+    Ok(())
+}
+
+/// Refuses `bytes` (at byte offset `base` in the input) when they are not a whole number of
+/// dwords.
+fn check_whole_dwords(bytes: &[u8], base: usize) -> Result<(), DecodeError> {
     if bytes.len() % 4 != 0 {
         return Err(DecodeError {
             offset: base + bytes.len() / 4 * 4,
@@ -980,12 +1136,16 @@ pub fn extend_dwords(out: &mut Vec<u32>, bytes: &[u8], base: usize) -> Result<()
             ),
         });
     }
+    Ok(())
+}
+
+/// Appends the little-endian dwords of `bytes` to `out` (a last partial dword is left out).
+fn extend_le_dwords(out: &mut Vec<u32>, bytes: &[u8]) {
     out.extend(
         bytes
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
     );
-    Ok(())
 }
 
 /// Appends `words` to `out` as little-endian bytes, reserving the room first (an
@@ -1044,16 +1204,16 @@ pub fn decode_program(words: &[u32], base: usize) -> Result<TokenProgram, Decode
 
 /// Checks a program's version token and that its length token matches the stream; returns
 /// the version.
-fn check_header(words: &[u32], base: usize) -> Result<u32, DecodeError> {
+fn check_header(words: impl Dwords, base: usize) -> Result<u32, DecodeError> {
     let at = |pos: usize, reason: String| DecodeError {
         offset: base + 4 * pos,
         reason,
     };
-    let version = *words
-        .first()
+    let version = words
+        .get(0)
         .ok_or_else(|| at(0, "empty token stream: no version token".into()))?;
     check_version(version).map_err(|r| at(0, r))?;
-    let length = *words
+    let length = words
         .get(1)
         .ok_or_else(|| at(1, "token stream ends before its length token".into()))?
         as usize;
@@ -1175,10 +1335,29 @@ mod tests {
         }
     }
 
-    /// Checking an instruction without keeping it ([`Instructions::check_next`]) accepts
-    /// and refuses what decoding it ([`Instructions::next_instruction`]) does, with the
-    /// same errors; an instruction it keeps is the decoded one, and what it sees of one it
-    /// does not keep ([`Walked`]) is the decoded one's (opcode, operands, whether it lifts).
+    /// Relative indices nest [`MAX_NESTING`] deep and no deeper, checked as decoded.
+    #[test]
+    fn nested_relative_indices_check_as_they_decode() {
+        // `mov` (opcode 54) of one operand: `k` registers each indexed by the next, then r0.
+        for k in 0..=MAX_NESTING as usize + 2 {
+            let len = 1 + k + 2;
+            let mut words = vec![0x50, 0, 54 | (len as u32) << 24];
+            words.extend(std::iter::repeat_n(0x0090_0000, k));
+            words.extend([0x0010_0000, 0]);
+            words[1] = words.len() as u32;
+            let decoded = decode_program(&words, 0).map(|p| p.instructions.len() as u64);
+            let checked = check_program(&le_bytes(&words), 0, |_| {}).map(|(_, n)| n);
+            assert_eq!(checked, decoded, "{k} levels");
+            assert_eq!(checked.is_ok(), k <= MAX_NESTING as usize, "{k} levels");
+        }
+    }
+
+    /// Checking a program without decoding it ([`check_program`]) accepts and refuses
+    /// what decoding it does ([`dwords`], then [`Instructions::next_instruction`]), with the
+    /// same errors, and counts its instructions; what it sees of a texture instruction
+    /// ([`Walked`]) is the decoded one's (opcode, operands, register files, whether it
+    /// lifts). Streams are random instructions (relative indices and extended tokens
+    /// among them), sometimes cut short or misaligned.
     #[test]
     fn checking_agrees_with_decoding() {
         use super::super::lift;
@@ -1191,69 +1370,55 @@ mod tests {
             state
         };
         let (mut accepted, mut refused) = (0, 0);
-        for round in 0..20_000u64 {
+        for _ in 0..20_000u64 {
             let mut words = vec![0x50, 0];
             for _ in 0..1 + next() % 6 {
                 random_instruction(&mut next, &mut words);
             }
             words[1] = words.len() as u32;
-            let mut decoded = Vec::new();
-            let (_, mut instrs) = Instructions::program(&words, 0).unwrap();
-            while let Some(r) = instrs.next_instruction() {
-                let r = r.map(|(offset, i)| (offset, i.clone()));
-                let stop = r.is_err();
-                decoded.push(r);
-                if stop {
-                    break;
-                }
+            let mut bytes = le_bytes(&words);
+            if next() % 16 == 0 {
+                let cut = (next() % bytes.len() as u64) as usize;
+                bytes.truncate(cut);
             }
-            let mut checked = Vec::new();
-            let (_, mut instrs) = Instructions::program(&words, 0).unwrap();
-            let keep = |opcode: u16| (u64::from(opcode) + round) % 3 == 0;
-            loop {
-                let offset = instrs.reader.offset(instrs.reader.pos);
-                let Some(r) = instrs.check_next(keep) else {
-                    break;
-                };
-                let stop = r.is_err();
-                checked.push(r.map(|c| match c {
-                    Checked::Decoded(i) => (offset, Ok(i.clone())),
-                    Checked::Walked(w) => (offset, Err(w)),
-                }));
-                if stop {
-                    break;
-                }
-            }
-            assert_eq!(decoded.len(), checked.len(), "{words:08x?}");
-            for (d, c) in decoded.iter().zip(&checked) {
-                match (d, c) {
-                    (Ok((o, i)), Ok((p, kept))) => {
-                        assert_eq!(o, p, "{words:08x?}");
-                        match kept {
-                            Ok(k) => assert_eq!(k, i, "{words:08x?}"),
-                            Err(w) => {
-                                assert!(!keep(i.opcode), "{words:08x?}");
-                                assert_eq!(w.opcode, i.opcode, "{words:08x?}");
-                                assert_eq!(w.operands, i.operands.len(), "{words:08x?}");
-                                let texture = tables().shape(i.opcode).roles.is_some();
-                                assert_eq!(w.texture, texture, "{words:08x?}");
-                                for (t, op) in w.types.iter().zip(&i.operands) {
-                                    let ty = if w.texture { op.ty } else { 0 };
-                                    assert_eq!(*t, ty, "{words:08x?}");
-                                }
-                                let lifts = lift::lifts(i);
-                                assert_eq!(lift::lifts_walked(w), lifts, "{words:08x?}");
-                                walked_lifts += usize::from(lifts);
-                            }
-                        }
+            let base = (next() % 64) as usize;
+            let decoded = dwords(&bytes, base).and_then(|words| {
+                let (version, mut instrs) = Instructions::program(&words, base)?;
+                let mut textures = Vec::new();
+                let mut count = 0;
+                while let Some(r) = instrs.next_instruction() {
+                    let (_, i) = r?;
+                    count += 1;
+                    if tables().shape(i.opcode).roles.is_some() {
+                        textures.push(i.clone());
                     }
-                    (Err(a), Err(b)) => assert_eq!(a, b, "{words:08x?}"),
-                    _ => panic!("{words:08x?}: decoded {d:?}, checked {c:?}"),
                 }
-            }
-            match decoded.last() {
-                Some(Err(_)) => refused += 1,
-                _ => accepted += 1,
+                Ok((version, count, textures))
+            });
+            let mut walked = Vec::new();
+            let checked = check_program(&bytes, base, |w| walked.push(*w));
+            match (&decoded, &checked) {
+                (Ok((version, count, textures)), Ok((v, c))) => {
+                    assert_eq!((version, count), (v, c), "{bytes:02x?}");
+                    assert_eq!(textures.len(), walked.len(), "{bytes:02x?}");
+                    for (i, w) in textures.iter().zip(&walked) {
+                        assert!(w.texture, "{bytes:02x?}");
+                        assert_eq!(w.opcode, i.opcode, "{bytes:02x?}");
+                        assert_eq!(w.operands, i.operands.len(), "{bytes:02x?}");
+                        for (t, op) in w.types.iter().zip(&i.operands) {
+                            assert_eq!(*t, op.ty, "{bytes:02x?}");
+                        }
+                        let lifts = lift::lifts(i);
+                        assert_eq!(lift::lifts_walked(w), lifts, "{bytes:02x?}");
+                        walked_lifts += usize::from(lifts);
+                    }
+                    accepted += 1;
+                }
+                (Err(a), Err(b)) => {
+                    assert_eq!(a, b, "{bytes:02x?}");
+                    refused += 1;
+                }
+                _ => panic!("{bytes:02x?}: decoded {decoded:?}, checked {checked:?}"),
             }
         }
         // Both outcomes are exercised, many times.
