@@ -87,6 +87,9 @@ pub fn rule_ids(t: &TexInstr, from: &TargetCaps) -> Vec<&'static str> {
     {
         ids.push("grad_array_offsets");
     }
+    if t.op == TexOp::QueryLod && t.offset != Offset::None {
+        ids.push("offset_lod_query");
+    }
     if matches!(t.op, TexOp::Fetch | TexOp::FetchMcs) && dim == Some(Dim::Cube) {
         ids.push("fetch_cube");
     }

@@ -1072,7 +1072,7 @@ mod tests {
     use super::super::{decode_word_on, lift};
     use super::{
         accept_line, blank, find_short, hex_comment, lone_hex, read_item, stream_column,
-        stream_line, write_tex_lines, Accepted, ListingItem, Taken,
+        stream_line, write_tex_lines, Accepted, AcceptedTex, ListingItem, Taken, TexItem,
     };
     use crate::isa::text_out::hex16_digits;
     use crate::rng::Rng;
@@ -1099,6 +1099,26 @@ mod tests {
             words.extend((0..100).map(|_| random(rng)));
         }
         words
+    }
+
+    /// `read_item`'s reading of a line `accept_line` took as `acc`, asserted to be the same:
+    /// its layout, phase and word, and its line printed alike.
+    fn read_as_taken<'a>(line: &'a str, sm: Sm, acc: &AcceptedTex) -> TexItem<'a> {
+        let item = match read_item(line, None, 1, sm) {
+            Ok(ListingItem::Tex(item)) => item,
+            Ok(ListingItem::Kept { .. }) => panic!("{line:?} on {sm}: kept"),
+            Err(e) => panic!("{line:?} on {sm}: taken, refused: {e}"),
+        };
+        assert_eq!(acc.layout, item.layout, "{line:?}");
+        assert_eq!(acc.phase, item.inst.phase, "{line:?} on {sm}");
+        let word = item.word().expect("encodes");
+        assert_eq!(acc.word, word, "{line:?} on {sm}");
+        let (mut out, mut expected) = (Vec::new(), Vec::new());
+        acc.write(&mut out, "\n");
+        let text = |o: &mut Vec<u8>| write_inst(o, &item.inst);
+        write_tex_lines(&mut expected, text, word, &item.layout, "\n");
+        assert_eq!(out, expected, "{line:?} on {sm}");
+        item
     }
 
     /// A line `accept_line` takes is read alike by `read_item` (the same layout, phase and
@@ -1132,7 +1152,6 @@ mod tests {
                     let digits = comment.get(5..21).unwrap_or("").to_uppercase();
                     let moved = format!("{}\t/* 0x{digits} */", head.trim_end());
                     for line in [line, line, moved.as_str()] {
-                        let read = read_item(line, None, 1, sm);
                         let acc = match accept_line(line, sm, &mut seen) {
                             Some(Accepted::Tex(acc)) => acc,
                             Some(Accepted::LoneHex(..)) => panic!("{line}: a lone comment"),
@@ -1142,23 +1161,10 @@ mod tests {
                                 continue;
                             }
                         };
-                        let item = match read {
-                            Ok(ListingItem::Tex(item)) => item,
-                            Ok(ListingItem::Kept { .. }) => panic!("{line} on {sm}: kept"),
-                            Err(e) => panic!("{line} on {sm}: taken, refused: {e}"),
-                        };
-                        assert_eq!(acc.layout, item.layout, "{line}");
-                        assert_eq!(acc.phase, item.inst.phase, "{line} on {sm}");
+                        let item = read_as_taken(line, sm, &acc);
                         assert_eq!(item.inst, inst, "{line} on {sm}");
                         assert_eq!(acc.text, printed);
-                        let word = item.word().expect("encodes");
-                        assert_eq!(acc.word, word, "{line} on {sm}");
                         assert!(!item.joined);
-                        let (mut out, mut expected) = (Vec::new(), Vec::new());
-                        acc.write(&mut out, "\n");
-                        let text = |o: &mut Vec<u8>| write_inst(o, &item.inst);
-                        write_tex_lines(&mut expected, text, word, &item.layout, "\n");
-                        assert_eq!(out, expected, "{line} on {sm}");
                         taken += 1;
                     }
                 }
@@ -1235,20 +1241,7 @@ mod tests {
                             continue;
                         }
                     };
-                    let item = match read_item(&line, None, 1, sm) {
-                        Ok(ListingItem::Tex(item)) => item,
-                        Ok(ListingItem::Kept { .. }) => panic!("{line:?} on {sm}: kept"),
-                        Err(e) => panic!("{line:?} on {sm}: taken, refused: {e}"),
-                    };
-                    assert_eq!(acc.layout, item.layout, "{line:?}");
-                    assert_eq!(acc.phase, item.inst.phase, "{line:?} on {sm}");
-                    let word = item.word().expect("encodes");
-                    assert_eq!(acc.word, word, "{line:?} on {sm}");
-                    let (mut out, mut expected) = (Vec::new(), Vec::new());
-                    acc.write(&mut out, "\n");
-                    let text = |o: &mut Vec<u8>| write_inst(o, &item.inst);
-                    write_tex_lines(&mut expected, text, word, &item.layout, "\n");
-                    assert_eq!(out, expected, "{line:?} on {sm}");
+                    read_as_taken(&line, sm, &acc);
                     taken += 1;
                 }
             }

@@ -11,7 +11,7 @@
 //! item (`.decl` lines are also read for the names they declare).
 
 use crate::error::Error;
-use crate::isa::text_out::{push_decimal, push_hex, TextOut};
+use crate::isa::text_out::{push_decimal, push_hex, Matches, TextOut};
 
 use super::inst::{Aoffimmi, Field, FieldPositions, Gap, Layout, Raw, Region, VisaInst};
 use super::names::{parse_error, Named, Scope};
@@ -714,40 +714,9 @@ fn push_raw(s: &mut (impl TextOut + ?Sized), r: &Raw, scope: &Scope) {
 
 /// Whether `text` is what [`print_inst`] prints for the instruction, without printing it.
 fn is_canonical(text: &str, inst: &VisaInst, op: &OpDesc, scope: &Scope) -> bool {
-    let mut compare = Compare {
-        expected: text.as_bytes(),
-        len: 0,
-        same: true,
-    };
+    let mut compare = Matches::new(text.as_bytes());
     write_inst(&mut compare, inst, op, scope);
-    compare.same && compare.len == text.len()
-}
-
-/// A [`TextOut`] that compares what is printed with `expected` instead of keeping it.
-struct Compare<'a> {
-    expected: &'a [u8],
-    len: usize,
-    same: bool,
-}
-
-impl TextOut for Compare<'_> {
-    fn push_text(&mut self, s: &str) {
-        let end = self.len + s.len();
-        self.same &= self.expected.get(self.len..end) == Some(s.as_bytes());
-        self.len = end;
-    }
-    fn push_ascii(&mut self, b: u8) {
-        self.same &= self.expected.get(self.len) == Some(&b);
-        self.len += 1;
-    }
-    fn text_len(&self) -> usize {
-        self.len
-    }
-    /// Bytes compared already cannot be compared again: a rewritten text counts as not the
-    /// same (vISA printing never rewrites, so this only keeps [`is_canonical`] safe).
-    fn overwrite_ascii(&mut self, _at: usize, _ascii: &[u8]) {
-        self.same = false;
-    }
+    compare.all()
 }
 
 /// A whole line, appended to `out`: the layout around the instruction, or IGC's canonical
