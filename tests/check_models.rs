@@ -596,3 +596,16 @@ fn multisample_fetches_keep_their_offsets_into_dx() {
     let dx = String::from_utf8(back.output).unwrap();
     assert!(dx.contains("ldms_aoffimmi_indexable(1,-2,0)"), "{dx}");
 }
+
+/// NVIDIA reads an array layer as the low 16 bits of its register (`Ra+0 array[15:0]`,
+/// seeds/nvidia-TEX.txt): a translation to a float layer converts that half only
+/// (`U16ToF32`), not the whole register, whose upper half would clamp to another layer.
+/// Found by the `translate` fuzz target with a layer that an earlier sample wrote (the
+/// check's random layers are small, so only a symbolic layer showed it).
+#[test]
+fn nvidia_layers_convert_their_low_half_only() {
+    let src = "TEX R4, R0, 0x6e, 2D, 0xf ;\nTEX R8, R4, 0x70, ARRAY_2D, 0xf ;\n";
+    for to in [Isa::Dxbc, Isa::Visa] {
+        translate_checked(src, Isa::Nvidia, to);
+    }
+}
