@@ -609,3 +609,19 @@ fn nvidia_layers_convert_their_low_half_only() {
         translate_checked(src, Isa::Nvidia, to);
     }
 }
+
+/// vISA operand types come from declarations: in a kernel without them, `mov V52, 0x2:d` may
+/// be a copy or a conversion, and it is not read back as an ALU instruction (the translation
+/// wrote `I2F`, the check's model copied the bits). Found by the `translate` fuzz target.
+#[test]
+fn visa_moves_without_declarations_are_not_read_back() {
+    let src = ".version 4.1\n.kernel \"k\"\n.kernel_attr Target=\"3d\"\n.kernel_attr SimdSize=16\n    mov (M1, 16) V0052(0,0)<1> 0x2:d\n";
+    for to in [Isa::Nvidia, Isa::Dxbc] {
+        let t = translate_checked(src, Isa::Visa, to);
+        let out = String::from_utf8(t.output).unwrap();
+        assert!(
+            out.contains("// ") && out.contains("mov (M1, 16) V0052"),
+            "{out}"
+        );
+    }
+}

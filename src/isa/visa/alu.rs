@@ -615,6 +615,11 @@ fn read_operand(s: &str, scope: &Scope) -> Option<Scalar> {
 /// [`print`] write for it in a program whose names are `scope` (leading and trailing blanks
 /// aside), and how many lines it takes; `None` otherwise.
 pub fn lift(run: &[&str], scope: &Scope) -> Option<(AluInstr, usize)> {
+    // A vISA operand's type is its variable's declaration: without declarations, `mov` may
+    // be a copy or a conversion, and the line is not read back as either.
+    if !scope.declared() {
+        return None;
+    }
     let first = run.first()?.trim();
     let (pred, rest) = match first.strip_prefix('(') {
         Some(r) => {
