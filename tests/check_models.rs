@@ -582,3 +582,30 @@ fn gradient_offsets_are_packed_where_each_nvidia_sample_reads_them() {
     .to_string();
     assert!(e.contains("(offsets << 16) | layer"), "{e}");
 }
+
+/// `ld2dms[_aoffimmi(u,v)]` (ld2dms (sm4.1 - asm)) takes immediate offsets as `ld` does: a
+/// multisample fetch with offsets translates into DX (`TLD.LZ.AOFFI.MS`, vISA `load_2dms_w`
+/// with aoffimmi) instead of being refused; Wine and vkd3d accept it (random-field tier).
+#[test]
+fn multisample_fetches_keep_their_offsets_into_dx() {
+    let src = "ps_5_0\ndcl_resource_texture2dms(4) (float,float,float,float) t0\ndcl_temps 2\nldms_aoffimmi(1,-2,0) r0.xyzw, r1.xyzw, t0.xyzw, r1.w\nret\n";
+    let t = translate_checked(src, Isa::Dxbc, Isa::Nvidia);
+    let nv = String::from_utf8(t.output).unwrap();
+    assert!(nv.contains("TLD.LZ.AOFFI.MS"), "{nv}");
+    let back = translate_checked(&nv, Isa::Nvidia, Isa::Dxbc);
+    let dx = String::from_utf8(back.output).unwrap();
+    assert!(dx.contains("ldms_aoffimmi_indexable(1,-2,0)"), "{dx}");
+}
+
+/// NVIDIA reads an array layer as the low 16 bits of its register (`Ra+0 array[15:0]`,
+/// seeds/nvidia-TEX.txt): a translation to a float layer converts that half only
+/// (`U16ToF32`), not the whole register, whose upper half would clamp to another layer.
+/// Found by the `translate` fuzz target with a layer that an earlier sample wrote (the
+/// check's random layers are small, so only a symbolic layer showed it).
+#[test]
+fn nvidia_layers_convert_their_low_half_only() {
+    let src = "TEX R4, R0, 0x6e, 2D, 0xf ;\nTEX R8, R4, 0x70, ARRAY_2D, 0xf ;\n";
+    for to in [Isa::Dxbc, Isa::Visa] {
+        translate_checked(src, Isa::Nvidia, to);
+    }
+}

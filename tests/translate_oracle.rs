@@ -1010,8 +1010,9 @@ fn random_sources(seed: u64, n: usize) -> Option<Corpora> {
         });
     }
     let sweep = include_str!("cases/nvidia/field_sweep.tsv");
-    let mut forms: BTreeMap<String, Vec<u64>> = BTreeMap::new();
-    for line in sweep.lines().filter(|l| l.starts_with("SM50\t")) {
+    // Words of one mnemonic on one SM (the sweep covers SM50, SM52, SM53, SM60, SM61).
+    let mut forms: BTreeMap<(String, String), Vec<u64>> = BTreeMap::new();
+    for line in sweep.lines().filter(|l| l.starts_with("SM")) {
         let cols: Vec<&str> = line.split('\t').collect();
         if cols.len() < 3 || cols[2].starts_with("UNDECODABLE") {
             continue;
@@ -1025,18 +1026,22 @@ fn random_sources(seed: u64, n: usize) -> Option<Corpora> {
             .unwrap_or("")
             .to_string();
         let word = u64::from_str_radix(cols[1], 16).ok()?;
-        forms.entry(mnemonic).or_default().push(word);
+        forms
+            .entry((cols[0].to_string(), mnemonic))
+            .or_default()
+            .push(word);
     }
-    let forms: Vec<Vec<u64>> = forms.into_values().collect();
+    let forms: Vec<((String, String), Vec<u64>)> = forms.into_iter().collect();
     let mut nvidia = Vec::new();
     let mut tries = 0;
     while nvidia.len() < n && tries < 50 * n {
         tries += 1;
-        let words = &forms[rng.below(forms.len())];
+        let ((sm, _), words) = &forms[rng.below(forms.len())];
+        let sm: nvidia::Sm = sm.parse().ok()?;
         let a = words[rng.below(words.len())];
         let b = words[rng.below(words.len())];
         let word = format!("{:016x}", mix_words(a, b, &mut rng));
-        let Ok(program) = nvidia::decode_hex(&[&word]) else {
+        let Ok(program) = nvidia::decode_hex_on(&[&word], sm) else {
             continue;
         };
         let codec = texlate::isa::codec(Isa::Nvidia);
@@ -1049,10 +1054,13 @@ fn random_sources(seed: u64, n: usize) -> Option<Corpora> {
         }
         nvidia.push(Source {
             kind: "random nvidia fields",
-            name: format!("word_{word}"),
+            name: format!("{}_word_{word}", sm.name()),
             program,
             bindings: None,
-            read: ReadOptions::default(),
+            read: ReadOptions {
+                sm,
+                ..ReadOptions::default()
+            },
         });
     }
     let read = ReadOptions {

@@ -165,3 +165,22 @@ fn forms_a_target_cannot_run_are_refused() {
     let s30 = s31.replace("s31", "s30");
     translate(s30.as_bytes(), &Options::new(Isa::Dxbc, Isa::Visa)).unwrap();
 }
+
+/// NVIDIA `.LC` reads its clamp as u4.8 in bits 27:16 of Ra+0 (seeds/nvidia-TEX.txt), DX's
+/// `_cl` as a float: the translation passed the register as it is (the random-field tier,
+/// SM61 `TEX.LC.DC`). Refused until the conversion is built.
+#[test]
+fn nvidia_lod_clamps_are_not_passed_as_floats() {
+    let sm = texlate::isa::nvidia::Sm::SM61;
+    let program = texlate::isa::nvidia::decode_hex_on(&["c43c17d720e728a4"], sm).unwrap();
+    let listing = texlate::isa::codec(Isa::Nvidia)
+        .print_text(&program)
+        .unwrap();
+    assert!(listing.contains("TEX.LC.DC"), "{listing}");
+    let mut options = Options::new(Isa::Nvidia, Isa::Dxbc);
+    options.read.sm = sm;
+    let e = translate(listing.as_bytes(), &options)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("u4.8"), "{e}");
+}

@@ -639,7 +639,9 @@ fn texture(
     } else if let Some(o) = i.aoffimmi() {
         r.offsets = imm_offsets(dim, o.map(i32::from));
     }
-    r.residency = has_status;
+    // A `_s` instruction whose status operand is `null` asks for no status (the clamp
+    // variants `*_cl_s` exist only with the status operand).
+    r.residency = has_status && i.operands.get(1).is_some_and(|o| o.ty != 13);
     // Result channels: destination component c receives result channel swizzle[c].
     let dst = &i.operands[0];
     let swizzle = |c: u8| res_op.map_or(c, |o| o.component(c as usize));

@@ -465,6 +465,15 @@ fn rewrite(op: ValueOp, args: Vec<Value>) -> Value {
                 }
             }
         }
+        // A 16-bit integer converts to float exactly and lies in [0, 65535]: its float
+        // layer is itself (NVIDIA's u16 layer, read as a float layer by DX and vISA).
+        (
+            O::FloatLayer,
+            [Value::Op {
+                op: O::U32ToF32,
+                args: a,
+            }],
+        ) if matches!(a.as_slice(), [Value::Op { op: O::Low16, .. }]) => return a[0].clone(),
         // DX `ge` then `and` with 1.0 is NVIDIA's `FSET.BF`.
         (
             O::And,

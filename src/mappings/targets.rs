@@ -66,6 +66,10 @@ pub struct TargetCaps {
     pub lod_query_fixed_point: bool,
     /// A gradient sample's array layer shares its register with the offsets.
     pub grad_layer_shares_offsets: bool,
+    /// The minimum-LOD clamp is read packed with the layer, a fixed-point field of a
+    /// register (NVIDIA `.LC`: u4.8 in bits 27:16 of Ra+0), not as a float.
+    #[serde(default)]
+    pub min_lod_packed: bool,
     /// The surface number of binding slot 0 (vISA T6).
     pub first_surface: u32,
     /// Whether texture instructions run over SIMD lanes (vISA).

@@ -99,6 +99,9 @@ pub fn rule_ids(t: &TexInstr, from: &TargetCaps) -> Vec<&'static str> {
     ids.extend(offset_rule(t, from));
     if t.min_lod.is_some() {
         ids.push("min_lod");
+        if from.min_lod_packed {
+            ids.push("min_lod_packed");
+        }
     }
     let memory = |s: &Scalar| {
         matches!(

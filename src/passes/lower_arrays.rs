@@ -6,8 +6,8 @@
 //!   a clamp", seeds/dx-sm4-sample.md; vISA "unnormalized array index") becomes NVIDIA's u16
 //!   (`Ra+0 array[15:0]`, seeds/nvidia-TEX.txt) by `F32ToLayer`; an integer layer (a fetch)
 //!   is saturated to 16 bits by `U32ToLayer`, as ptxas's `I2I.U16.U32.SAT` does
-//!   (research/nvidia.md §5.3). NVIDIA's u16 layer becomes a float by `U32ToF32` on targets
-//!   that sample with float layers.
+//!   (research/nvidia.md §5.3). NVIDIA's u16 layer (the register's low half: the upper half
+//!   is not read) becomes a float by `U16ToF32` on targets that sample with float layers.
 //! - NVIDIA cube coordinates are divided by max(|x|, |y|, |z|) first: ptxas emits this before
 //!   every CUBE/ARRAY_CUBE access and Mesa's nvc0 lowering does the same
 //!   (research/nvidia.md §3 "cube-norm", research/ir-and-passes.md §2.2 `handleTEX`).
@@ -61,7 +61,7 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
             let op = match (from, to) {
                 (LayerForm::Float, LayerForm::U16) => Some(AluOp::F32ToLayer),
                 (LayerForm::Integer, LayerForm::U16) => Some(AluOp::U32ToLayer),
-                (LayerForm::U16, LayerForm::Float) => Some(AluOp::U32ToF32),
+                (LayerForm::U16, LayerForm::Float) => Some(AluOp::U16ToF32),
                 (LayerForm::Float, LayerForm::Integer) | (LayerForm::Integer, LayerForm::Float) => {
                     return Err(ctx.unsupported(
                         &format!("the array layer of `{}`", t.op),
@@ -72,7 +72,7 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
                 _ => None,
             };
             if let (Some(op), Scalar::Reg(_) | Scalar::Imm(_)) = (op, layer) {
-                let ty = if op == AluOp::U32ToF32 {
+                let ty = if op == AluOp::U16ToF32 {
                     ScalarType::F32
                 } else {
                     ScalarType::U32

@@ -376,12 +376,13 @@ pub fn build(ir: &TexInstr, env: Env) -> Result<Instruction, Error> {
             "DX texture instructions are not predicated",
         );
     }
+    // `ld2dms[_aoffimmi(u,v)]` (ld2dms (sm4.1 - asm)) takes offsets as `ld` does.
     let offsets_ok = matches!(ir.op, TexOp::Sample | TexOp::Fetch | TexOp::Gather { .. })
         && !matches!(
             dim,
             Dim::Cube | Dim::Buffer | Dim::RawBuffer | Dim::StructuredBuffer
         )
-        && !multisampled;
+        && (!multisampled || ir.op == TexOp::Fetch);
     let mut aoffimmi = None;
     match &ir.offset {
         Offset::None => {}
@@ -389,7 +390,8 @@ pub fn build(ir: &TexInstr, env: Env) -> Result<Instruction, Error> {
             if !offsets_ok {
                 return refuse(
                     "the immediate offset",
-                    "_aoffimmi applies to sample, ld and gather4 on 1D/2D/3D textures (seed)",
+                    "_aoffimmi applies to sample, ld, ld2dms and gather4 on 1D/2D/3D textures \
+                     (seeds/dx-sm4-sample.md; ld2dms (sm4.1 - asm))",
                 );
             }
             if o.iter().any(|v| !(-8..=7).contains(v)) {

@@ -13,7 +13,7 @@
 //!
 //! The identity transcode streams too ([`transcode`]):
 //! - binary → binary writes the input as it is, once every check of decoding has passed
-//!   (the decoder's walk over the input's bytes, storing nothing: [`tokens::check_program`],
+//!   (the decoder's checks over the input's bytes, storing nothing: [`tokens::check_program`],
 //!   which also sees what counting texture instructions asks, [`lift::lifts_walked`]): a
 //!   decoded instruction keeps every bit and re-encodes to its own dwords, an accepted
 //!   container has its chunks back to back with a valid checksum, so decode then encode
