@@ -414,7 +414,7 @@ pub fn emit_output(
                 let instr = emit_inst::emit(tx, template, env)?;
                 tokens.encode(&instr)?;
                 output.instruction(&instr);
-                let mut lifted = lift(&instr, &decls).ok_or_else(|| {
+                let mut lifted = lift(instr, &decls).ok_or_else(|| {
                     unsupported(
                         format!("`{tx}`"),
                         from,

@@ -46,7 +46,7 @@ pub struct Env<'a> {
 /// template patched when only operands changed, otherwise built from the IR alone.
 pub fn emit(ir: &TexInstr, template: Option<&Instruction>, env: Env) -> Result<Instruction, Error> {
     if let Some(template) = template {
-        if let Some(orig) = lift(template, env.decls) {
+        if let Some(orig) = lift(template.clone(), env.decls) {
             if ir == &orig {
                 return Ok(template.clone());
             }
@@ -731,7 +731,7 @@ fn dim_code(dim: Dimension) -> Option<u8> {
 /// one keeps its tokens; the others are rebuilt. The operation and LOD kind must be the
 /// template's ([`emit`] builds other instructions from scratch).
 fn patch(ir: &TexInstr, template: &Instruction, decls: &Decls) -> Result<Instruction, Error> {
-    let orig = lift(template, decls).ok_or_else(|| {
+    let orig = lift(template.clone(), decls).ok_or_else(|| {
         unsupported(
             "this instruction",
             "its template is not a DXBC texture instruction",

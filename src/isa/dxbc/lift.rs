@@ -440,8 +440,17 @@ pub fn result_copies(instr: &Instruction) -> Vec<(Scalar, Scalar)> {
     copies
 }
 
-/// Lifts `instr` when it is a texture instruction whose operands match its roles.
-pub fn lift(instr: &Instruction, decls: &Decls) -> Option<TexInstr> {
+/// Lifts `instr` when it is a texture instruction whose operands match its roles. The
+/// instruction is taken, not borrowed: it becomes the lifted instruction's [`DxbcExtras`]
+/// without a copy of its operands (the callers decode it for this and drop it otherwise).
+pub fn lift(instr: Instruction, decls: &Decls) -> Option<TexInstr> {
+    let mut ir = lift_fields(&instr, decls)?;
+    ir.origin = crate::ir::Origin::new(DxbcExtras { instr, text: None });
+    Some(ir)
+}
+
+/// [`lift`] without the origin (`Origin::default()`), which the caller sets.
+fn lift_fields(instr: &Instruction, decls: &Decls) -> Option<TexInstr> {
     if !lifts(instr) {
         return None;
     }
@@ -477,14 +486,7 @@ pub fn lift(instr: &Instruction, decls: &Decls) -> Option<TexInstr> {
         });
         op = TexOp::Gather { component };
     }
-    let mut ir = TexInstr::new(
-        op,
-        res_ref(res),
-        crate::ir::Origin::new(DxbcExtras {
-            instr: instr.clone(),
-            text: None,
-        }),
-    );
+    let mut ir = TexInstr::new(op, res_ref(res), crate::ir::Origin::default());
     ir.dim = dimension(instr, res, decls);
     ir.sampler = role(Role::Sampler).map(res_ref);
     let one = |r: Role| role(r).map(|o| scalar(o, 0, src_type(r).unwrap_or(ScalarType::F32)));

@@ -153,7 +153,7 @@ fn build_program(
         .chain([words.len()])
         .collect();
     for (i, (offset, instr)) in tp.instructions.into_iter().enumerate() {
-        match lift::lift(&instr, &decls) {
+        match lift::lift(instr, &decls) {
             Some(mut tex) => {
                 tex.span = Span {
                     offset,
@@ -590,7 +590,7 @@ fn parse_text_items(src: &str) -> Result<Program, Error> {
     let version = items.version;
     // Texture instructions lift once every declaration is known.
     for (at, instr, line_text, pos) in parsed {
-        if let Some(mut tex) = lift::lift(&instr, &decls) {
+        if let Some(mut tex) = lift::lift(instr, &decls) {
             tex.span = Span {
                 offset: 0,
                 line: pos.line,
