@@ -46,7 +46,7 @@ use crate::mappings::rules::{self, Decision};
 pub const NAME: &str = "approx_grad_lod";
 
 /// Whether the rule table approximates `t` under the policy in force.
-fn routed_here(t: &TexInstr, ctx: &PassContext) -> bool {
+pub(crate) fn routed_here(t: &TexInstr, ctx: &PassContext) -> bool {
     matches!(t.lod, Lod::Grad { .. })
         && rule_ids(t, ctx.source_caps).into_iter().any(|id| {
             matches!(

@@ -63,9 +63,8 @@ pub(crate) fn layout(
 pub(crate) fn target_layout(ctx: &PassContext, t: &TexInstr) -> Option<PackedOffset> {
     let caps = ctx.target.caps;
     let replaced = matches!(t.lod, crate::ir::Lod::Grad { .. })
-        && ["emulate_grad_quad", "approx_grad_lod"]
-            .iter()
-            .any(|p| super::routed_to(t, ctx, p));
+        && (super::routed_to(t, ctx, "emulate_grad_quad")
+            || super::approx_grad_lod::routed_here(t, ctx));
     if replaced {
         caps.packed_offset
     } else {
