@@ -12,18 +12,17 @@
 use super::binary::{opaque_texture, phase_of, program_sm};
 use super::control::{self, BUNDLE_WORDS};
 use super::inst::check_word_on;
+use super::mnemonic_text::Mnemonics;
 use super::shapes::Shapes;
 use super::stream::Recent;
 use super::table::{table, Sm};
-use super::text::{
-    is_texture_text, parse_inst, parse_inst_word, print_inst, printed_phase, write_inst, TextOut,
-};
+use super::text::{is_texture_text, parse_inst, parse_inst_word, print_inst, write_inst, TextOut};
 use super::{
     decode_word_on, emit_inst, extras_of, lift, ListingLine, NvInst, NvidiaContainer, NvidiaExtras,
 };
 use crate::error::{Error, ParseError};
 use crate::ir::{Isa, Item, Opaque, Program, Span};
-use crate::isa::text_out::{hex16_digits, push_hex16, push_hex_digits, Matches};
+use crate::isa::text_out::{hex16_digits, push_hex16};
 
 /// Where the 16 digits of an encoding comment `/* 0x… */` are, from its first byte.
 const HEX_DIGITS_AT: std::ops::Range<usize> = 5..21;
@@ -477,18 +476,24 @@ pub(super) fn accept_line<'a>(line: &'a str, sm: Sm, taken: &mut Taken) -> Optio
 /// `.F16` and lifts, with the text printed for it and its phase; whether a word does so
 /// depends on the word and the SM alone).
 pub(super) struct Taken {
-    recent: Option<Recent>,
+    /// What the cache keeps, allocated at the first texture line: most listings of the corpus
+    /// hold few.
+    cache: Option<TakenCache>,
+}
+
+/// The caches of [`Taken`].
+struct TakenCache {
+    recent: Recent,
     /// The shapes of the words that lifted ([`Shapes::lifts`]), for the SM they were read
     /// for.
-    shapes: Option<Shapes>,
+    shapes: Shapes,
+    /// The mnemonics printed so far.
+    mnemonics: Mnemonics,
 }
 
 impl Taken {
     pub(super) fn new() -> Taken {
-        Taken {
-            recent: None,
-            shapes: None,
-        }
+        Taken { cache: None }
     }
 }
 
@@ -554,27 +559,24 @@ fn accept_tex_line<'a>(
         return None;
     }
     let text = &line[start..start + text_end];
-    // Allocated at the first texture line: most listings of the corpus hold few.
-    let recent = taken.recent.get_or_insert_with(Recent::new);
-    let phase = match recent.get(word) {
+    let cache = taken.cache.get_or_insert_with(|| TakenCache {
+        recent: Recent::new(),
+        shapes: Shapes::new(sm),
+        mnemonics: Mnemonics::new(),
+    });
+    let phase = match cache.recent.get(word) {
         // Taken before, with this text: the same checks passed.
         Some(seen) if seen.text() == text.as_bytes() => seen.phase,
         _ => {
             let mut inst = decode_word_on(word, sm).ok()??;
-            if inst.f16 {
+            // `printed_phase` and `write_inst`, through the kept mnemonics.
+            if inst.f16 || !cache.mnemonics.prints_as(text.as_bytes(), &mut inst) {
                 return None;
             }
-            inst.phase = printed_phase(text);
-            let mut printed = Matches::new(text.as_bytes());
-            write_inst(&mut printed, &inst);
-            if !printed.all() {
+            if !cache.shapes.lifts(form, word, &inst) {
                 return None;
             }
-            let shapes = taken.shapes.get_or_insert_with(|| Shapes::new(sm));
-            if !shapes.lifts(form, word, &inst) {
-                return None;
-            }
-            recent.put(word, inst.phase, text.as_bytes());
+            cache.recent.put(word, inst.phase, text.as_bytes());
             inst.phase
         }
     };
@@ -970,10 +972,15 @@ pub(super) fn stream_line<O: TextOut>(
 ) {
     let start = out.text_len();
     if i % BUNDLE_WORDS != 0 {
-        out.push_text("        /*");
-        push_hex_digits(out, (i * control::WORD_BYTES) as u64, 4);
-        out.push_text("*/");
-        out.push_text(&SPACES[..LEAD_GAP]);
+        // `        /*` the address (4 hex digits at least) `*/` and the gap, in one piece.
+        const AT: usize = 10;
+        let mut lead = [b' '; AT + 16 + 2 + LEAD_GAP];
+        lead[AT - 2..AT].copy_from_slice(b"/*");
+        let address = (i * control::WORD_BYTES) as u64;
+        let digits = ((64 - address.leading_zeros()).div_ceil(4).max(4)) as usize;
+        lead[AT..AT + digits].copy_from_slice(&hex16_digits(address)[16 - digits..]);
+        lead[AT + digits..AT + digits + 2].copy_from_slice(b"*/");
+        out.push_ascii_slice(&lead[..AT + digits + 2 + LEAD_GAP]);
     }
     let before = out.text_len();
     text(out);
@@ -981,9 +988,9 @@ pub(super) fn stream_line<O: TextOut>(
         out.push_text(" ;");
     }
     push_spaces(out, column.saturating_sub(out.text_len() - start).max(1));
-    out.push_text("/* ");
-    push_hex16(out, word);
-    out.push_text(" */\n");
+    let mut comment = *b"/* 0x0123456789abcdef */\n";
+    comment[HEX_DIGITS_AT].copy_from_slice(&hex16_digits(word));
+    out.push_ascii_slice(&comment);
 }
 
 const SPACES: &str = "                                                                ";
@@ -1066,7 +1073,7 @@ fn print_stream(p: &Program) -> Result<String, Error> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::table::{table, Sm};
     use super::super::text::write_inst;
     use super::super::{decode_word_on, lift};
@@ -1079,7 +1086,7 @@ mod tests {
 
     /// The words a sweep tries for each form: each value of each field (up to 256 of them,
     /// the others random) over random other bits, and random words of the form.
-    fn sweep_words(rng: &mut Rng) -> Vec<u64> {
+    pub(in super::super) fn sweep_words(rng: &mut Rng) -> Vec<u64> {
         let mut words = Vec::new();
         for form in &table().forms {
             let random = |rng: &mut Rng| (rng.next() & !form.mask & !form.reserved) | form.value;

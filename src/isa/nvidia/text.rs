@@ -41,7 +41,7 @@ fn reg_names() -> &'static [String] {
     })
 }
 
-fn push_guard(out: &mut (impl TextOut + ?Sized), guard: u8) {
+pub(super) fn push_guard(out: &mut (impl TextOut + ?Sized), guard: u8) {
     if guard == table().guard_true {
         return;
     }
@@ -115,17 +115,42 @@ pub fn print_inst(inst: &NvInst) -> String {
 
 /// [`print_inst`], appended to `out` (no allocation but `out`'s own growth).
 pub fn write_inst<O: TextOut + ?Sized>(out: &mut O, inst: &NvInst) {
-    let t = table();
     push_guard(out, inst.guard);
     out.push_text(inst.op.mnemonic());
-    for &m in &t.modifier_classes {
-        if let Some(m) = modifier(&t.dense, inst, m) {
+    write_modifiers(out, inst, &table().modifier_classes);
+    out.push_ascii(b' ');
+    write_operands(out, inst);
+}
+
+/// Appends the modifiers of `inst` of the classes `classes` (in their order), each after
+/// a `.`.
+pub(super) fn write_modifiers<O: TextOut + ?Sized>(
+    out: &mut O,
+    inst: &NvInst,
+    classes: &[Modifier],
+) {
+    let d = &table().dense;
+    for &m in classes {
+        if let Some(m) = modifier(d, inst, m) {
             out.push_ascii(b'.');
             out.push_text(m);
         }
     }
-    out.push_ascii(b' ');
-    // Operands, separated by `, `.
+}
+
+/// Appends the phase of `inst` after a `.`, if it prints one: [`write_modifiers`] of the
+/// phase class alone.
+pub(super) fn push_phase<O: TextOut + ?Sized>(out: &mut O, inst: &NvInst) {
+    if let Some(m) = modifier(&table().dense, inst, Modifier::Phase) {
+        out.push_ascii(b'.');
+        out.push_text(m);
+    }
+}
+
+/// The operands of `inst` as [`write_inst`] appends them (after the mnemonic's space),
+/// separated by `, `.
+pub(super) fn write_operands<O: TextOut + ?Sized>(out: &mut O, inst: &NvInst) {
+    let t = table();
     let mut ops = Operands { out, first: true };
     if inst.sparse != t.sparse_none {
         ops.sep().push_ascii(b'P');
@@ -201,8 +226,8 @@ pub fn is_texture_text(text: &str) -> bool {
 /// The phase an instruction's text spells: its mnemonic's last modifier when that is a
 /// phase name (`TEXS.LZ.P` → 2), else 0. What the text holds for the phase, not whether
 /// the text parses (the mnemonic ends at the first space, after a guard's).
-pub(super) fn printed_phase(text: &str) -> u8 {
-    let b = text.as_bytes();
+pub(super) fn printed_phase(text: &[u8]) -> u8 {
+    let b = text;
     // Mnemonics are short: a loop, not `memchr`'s set-up.
     let space = |from: usize| {
         b[from..]
@@ -612,10 +637,10 @@ mod tests {
             "TXQ.P R0, R2, TEX_HEADER_DIMENSION, 0x0, 0x1",
         ] {
             let parsed = parse_inst(text, 1, 1).expect("parses");
-            assert_eq!(printed_phase(text), parsed.phase, "{text}");
+            assert_eq!(printed_phase(text.as_bytes()), parsed.phase, "{text}");
         }
-        assert_eq!(printed_phase("@P1"), 0);
-        assert_eq!(printed_phase(""), 0);
-        assert_eq!(printed_phase("TEX.P.X R0"), 0);
+        assert_eq!(printed_phase(b"@P1"), 0);
+        assert_eq!(printed_phase(b""), 0);
+        assert_eq!(printed_phase(b"TEX.P.X R0"), 0);
     }
 }
