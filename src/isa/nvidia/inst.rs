@@ -237,7 +237,8 @@ fn needs_sm(field: &'static str, what: &str, first: Sm, sm: Sm) -> FieldError {
     )
 }
 
-fn decode_form(form: &Form, word: u64, sm: Sm) -> Result<NvInst, FieldError> {
+/// [`decode_word_on`] of a word of `form` (`form.mask` bits `form.value`).
+pub(super) fn decode_form(form: &Form, word: u64, sm: Sm) -> Result<NvInst, FieldError> {
     let t = table();
     if sm < form.sm {
         return Err(needs_sm("opcode", &form_name(form), form.sm, sm));

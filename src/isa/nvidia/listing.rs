@@ -11,7 +11,7 @@
 
 use super::binary::{opaque_texture, phase_of, program_sm};
 use super::control::{self, BUNDLE_WORDS};
-use super::inst::check_word_on;
+use super::inst::{check_word_on, decode_form};
 use super::mnemonic_text::Mnemonics;
 use super::shapes::Shapes;
 use super::stream::Recent;
@@ -62,7 +62,40 @@ fn hex_comment_at(line: &str, col: usize) -> Option<u64> {
     if !(b.starts_with(b"/* 0x") && b.ends_with(b" */")) {
         return None;
     }
-    hex_word(&b[HEX_DIGITS_AT])
+    hex16_word(b[HEX_DIGITS_AT].try_into().ok()?)
+}
+
+/// [`hex_word`] of exactly 16 digits (an encoding comment's), eight at a time.
+fn hex16_word(digits: &[u8; 16]) -> Option<u64> {
+    let (hi, lo) = digits.split_at(8);
+    let eight = |d: &[u8]| hex8_word(u64::from_be_bytes(d.try_into().ok()?));
+    Some(u64::from(eight(hi)?) << 32 | u64::from(eight(lo)?))
+}
+
+/// The value of the eight hex digits (either case) in the bytes of `x`, the first digit in
+/// its highest byte; `None` when a byte is not a hex digit. Each byte is checked by adding
+/// to all of them at once (SWAR: bytes below 0x80 carry into no other byte): a digit `0`..`9`
+/// or, with bit 5 set, a letter `a`..`f`; its value is its low four bits, plus 9 for a
+/// letter; then the nibbles are packed pairwise.
+fn hex8_word(x: u64) -> Option<u32> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    if x & HIGH != 0 {
+        return None;
+    }
+    // The top bit of each byte that is `m` or more.
+    let at_least = |v: u64, m: u8| (v + ONES * u64::from(0x80 - m)) & HIGH;
+    let digit = at_least(x, b'0') & !at_least(x, b'9' + 1);
+    let lower = x | (ONES * 0x20);
+    let letter = at_least(lower, b'a') & !at_least(lower, b'f' + 1);
+    if digit | letter != HIGH {
+        return None;
+    }
+    let mut v = (x & (ONES * 0x0f)) + (letter >> 7) * 9;
+    v = (v | v >> 4) & 0x00ff_00ff_00ff_00ff;
+    v = (v | v >> 8) & 0x0000_ffff_0000_ffff;
+    v = (v | v >> 16) & 0x0000_0000_ffff_ffff;
+    Some(v as u32)
 }
 
 /// The value of hex digits (either case), as `u64::from_str_radix(_, 16)` reads at most 16
@@ -538,7 +571,8 @@ fn accept_tex_line<'a>(
 ) -> Option<AcceptedTex<'a>> {
     // Only the words of texture forms: the other instruction lines of a kernel's listing are
     // left at once.
-    let form = table().form_index_of(word)?;
+    let t = table();
+    let form = t.form_index_of(word)?;
     let b = line.as_bytes();
     let (start, address) = lead(line);
     // An address's `*/` may end on the comment's `/`.
@@ -568,7 +602,7 @@ fn accept_tex_line<'a>(
         // Taken before, with this text: the same checks passed.
         Some(seen) if seen.text() == text.as_bytes() => seen.phase,
         _ => {
-            let mut inst = decode_word_on(word, sm).ok()??;
+            let mut inst = decode_form(&t.forms[form], word, sm).ok()?;
             // `printed_phase` and `write_inst`, through the kept mnemonics.
             if inst.f16 || !cache.mnemonics.prints_as(text.as_bytes(), &mut inst) {
                 return None;
@@ -620,11 +654,23 @@ pub(super) fn lone_hex(line: &str) -> Option<(usize, u64)> {
     (col + HEX_COMMENT_LEN == line.len()).then_some((col, word))
 }
 
-/// The length of the spaces `b` starts with (looked at eight at a time: a control word's
-/// line starts with ~90).
+/// The length of the spaces `b` starts with (looked at eight at a time, as a word: a control
+/// word's line starts with ~90).
 fn spaces_end(b: &[u8]) -> usize {
-    let eights = b.chunks_exact(8).take_while(|c| *c == b"        ").count() * 8;
-    eights + b[eights..].iter().take_while(|&&c| c == b' ').count()
+    const SPACES: u64 = u64::from_le_bytes(*b"        ");
+    let mut n = 0;
+    for eight in b.chunks_exact(8) {
+        let Ok(eight) = <[u8; 8]>::try_from(eight) else {
+            break;
+        };
+        // The first byte that is not a space is the lowest that differs.
+        let differ = u64::from_le_bytes(eight) ^ SPACES;
+        if differ != 0 {
+            return n + (differ.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n + b[n..].iter().take_while(|&&c| c == b' ').count()
 }
 
 /// Whether `s` is empty or white space, as `s.trim().is_empty()` says (ASCII text is checked
@@ -1078,8 +1124,9 @@ pub(super) mod tests {
     use super::super::text::write_inst;
     use super::super::{decode_word_on, lift};
     use super::{
-        accept_line, blank, find_short, hex_comment, lone_hex, read_item, stream_column,
-        stream_line, write_tex_lines, Accepted, AcceptedTex, ListingItem, Taken, TexItem,
+        accept_line, blank, find_short, hex16_word, hex_comment, hex_word, lone_hex, read_item,
+        spaces_end, stream_column, stream_line, write_tex_lines, Accepted, AcceptedTex,
+        ListingItem, Taken, TexItem,
     };
     use crate::isa::text_out::hex16_digits;
     use crate::rng::Rng;
@@ -1106,6 +1153,49 @@ pub(super) mod tests {
             words.extend((0..100).map(|_| random(rng)));
         }
         words
+    }
+
+    /// `spaces_end` counts the spaces a slice starts with: every length up to 40, a byte
+    /// after them of each kind (none, a tab, a space's neighbours, a letter, a non-ASCII one).
+    #[test]
+    fn spaces_end_counts_leading_spaces() {
+        for len in 0..40 {
+            for after in [
+                None,
+                Some(b'\t'),
+                Some(b'!'),
+                Some(0x1f),
+                Some(b'R'),
+                Some(0xa0),
+            ] {
+                let mut b = vec![b' '; len];
+                b.extend(after);
+                b.extend_from_slice(b" x        ");
+                let expected = b.iter().take_while(|&&c| c == b' ').count();
+                assert_eq!(spaces_end(&b), expected, "{b:?}");
+                assert_eq!(spaces_end(&b[..len]), len);
+            }
+        }
+    }
+
+    /// `hex16_word` reads 16 digits as `hex_word` does: every byte value at every position
+    /// (among digits of both cases), and random digit strings.
+    #[test]
+    fn hex16_word_is_hex_word() {
+        let mut rng = Rng(0x4865_7831_3600_0001);
+        let hex = b"0123456789abcdefABCDEF";
+        for round in 0..2000 {
+            let mut digits = [0u8; 16];
+            for d in &mut digits {
+                *d = hex[(rng.next() % hex.len() as u64) as usize];
+            }
+            assert_eq!(hex16_word(&digits), hex_word(&digits), "{digits:?}");
+            let at = round % 16;
+            for b in 0..=u8::MAX {
+                digits[at] = b;
+                assert_eq!(hex16_word(&digits), hex_word(&digits), "{digits:?}");
+            }
+        }
     }
 
     /// `read_item`'s reading of a line `accept_line` took as `acc`, asserted to be the same:

@@ -28,25 +28,20 @@ const TEXT: usize = 46;
 /// and flags). No two sets share a key (each field has its own bits); no key is
 /// `u64::MAX`.
 fn key(inst: &NvInst) -> u64 {
-    let flags = [
-        inst.bindless,
-        inst.f16,
-        inst.rtz,
-        inst.lc,
-        inst.dc,
-        inst.ms,
-        inst.cl,
-        inst.ndv,
-        inst.nodep,
-    ]
-    .iter()
-    .enumerate()
-    .fold(0u64, |k, (i, &f)| k | u64::from(f) << i);
+    let flag = |f: bool, bit: u32| u64::from(f) << bit;
     u64::from(inst.op as u8)
         | u64::from(inst.comp) << 8
         | u64::from(inst.lod) << 16
         | u64::from(inst.offset) << 24
-        | flags << 32
+        | flag(inst.bindless, 32)
+        | flag(inst.f16, 33)
+        | flag(inst.rtz, 34)
+        | flag(inst.lc, 35)
+        | flag(inst.dc, 36)
+        | flag(inst.ms, 37)
+        | flag(inst.cl, 38)
+        | flag(inst.ndv, 39)
+        | flag(inst.nodep, 40)
 }
 
 /// One kept mnemonic.

@@ -41,7 +41,31 @@ fn reg_names() -> &'static [String] {
     })
 }
 
+/// Appends the guard `guard` prints as (`@P3 `, `@!PT `; nothing for the guard that is always
+/// true), copied from [`guard_texts`].
 pub(super) fn push_guard(out: &mut (impl TextOut + ?Sized), guard: u8) {
+    match guard_texts().get(usize::from(guard)) {
+        Some(text) => out.push_text(text),
+        None => write_guard(out, guard),
+    }
+}
+
+/// The text of every guard field value (4 bits), printed once by [`write_guard`].
+fn guard_texts() -> &'static [String] {
+    static TEXTS: OnceLock<Vec<String>> = OnceLock::new();
+    TEXTS.get_or_init(|| {
+        (0..16)
+            .map(|g| {
+                let mut s = String::new();
+                write_guard(&mut s, g);
+                s
+            })
+            .collect()
+    })
+}
+
+/// Appends the guard `guard` prints as, digit by digit.
+fn write_guard(out: &mut (impl TextOut + ?Sized), guard: u8) {
     if guard == table().guard_true {
         return;
     }
