@@ -161,7 +161,9 @@ pub fn push_hex_width(out: &mut (impl TextOut + ?Sized), n: u64, min: u32) {
 pub fn push_hex_digits(out: &mut (impl TextOut + ?Sized), n: u64, min: u32) {
     let digits = (64 - n.leading_zeros()).div_ceil(4).max(min);
     for k in (0..digits).rev() {
-        out.push_ascii(HEX_DIGITS[((n >> (4 * k)) & 0xf) as usize]);
+        // Digits past a `u64`'s 16 are zeros.
+        let digit = n.checked_shr(4 * k).unwrap_or(0) & 0xf;
+        out.push_ascii(HEX_DIGITS[digit as usize]);
     }
 }
 
@@ -215,6 +217,9 @@ mod tests {
             s.clear();
             push_decimal_width(&mut s, n, 4);
             assert_eq!(s, format!("{n:04}"));
+            s.clear();
+            push_hex_width(&mut s, n, 20);
+            assert_eq!(s, format!("{n:#022x}"));
         }
         for n in [
             0u64,

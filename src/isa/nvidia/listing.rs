@@ -11,7 +11,7 @@
 
 use super::binary::{opaque_texture, phase_of, program_sm};
 use super::control::{self, BUNDLE_WORDS};
-use super::inst::{check_word_on, decode_form};
+use super::inst::{check_word_on, decode_form_into};
 use super::mnemonic_text::Mnemonics;
 use super::shapes::Shapes;
 use super::stream::Recent;
@@ -602,7 +602,9 @@ fn accept_tex_line<'a>(
         // Taken before, with this text: the same checks passed.
         Some(seen) if seen.text() == text.as_bytes() => seen.phase,
         _ => {
-            let mut inst = decode_form(&t.forms[form], word, sm).ok()?;
+            let f = &t.forms[form];
+            let mut inst = NvInst::new(f.op, f.bindless);
+            decode_form_into(f, word, sm, &mut inst).ok()?;
             // `printed_phase` and `write_inst`, through the kept mnemonics.
             if inst.f16 || !cache.mnemonics.prints_as(text.as_bytes(), &mut inst) {
                 return None;
