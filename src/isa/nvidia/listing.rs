@@ -1200,6 +1200,20 @@ pub(super) mod tests {
         }
     }
 
+    /// The words of [`sweep_words`] (seeded with `seed`) that decode, with their instruction,
+    /// for every SM in turn.
+    pub(in super::super) fn swept_instructions(
+        seed: u64,
+    ) -> impl Iterator<Item = (Sm, u64, super::NvInst)> {
+        let words = sweep_words(&mut Rng(seed));
+        Sm::ALL.into_iter().flat_map(move |sm| {
+            let words = words.clone();
+            words
+                .into_iter()
+                .filter_map(move |w| Some((sm, w, decode_word_on(w, sm).ok()??)))
+        })
+    }
+
     /// `read_item`'s reading of a line `accept_line` took as `acc`, asserted to be the same:
     /// its layout, phase and word, and its line printed alike.
     fn read_as_taken<'a>(line: &'a str, sm: Sm, acc: &AcceptedTex) -> TexItem<'a> {
@@ -1228,48 +1242,46 @@ pub(super) mod tests {
     /// comment not where `write_tex_lines` puts it (after a tab, in upper case).
     #[test]
     fn accepted_lines_read_as_read_item_reads_them() {
-        let mut rng = Rng(0xacce_9700_0000_0001);
-        let words = sweep_words(&mut rng);
+        let words = sweep_words(&mut Rng(0xacce_9700_0000_0001)).len();
         let mut taken = 0;
-        for sm in Sm::ALL {
-            let mut seen = Taken::new();
-            for &w in &words {
-                let Ok(Some(mut inst)) = decode_word_on(w, sm) else {
-                    continue;
-                };
-                for phase in 0..3 {
-                    inst.phase = phase;
-                    let mut printed = String::new();
-                    write_inst(&mut printed, &inst);
-                    let mut line = String::new();
-                    let column = stream_column(printed.len());
-                    stream_line(&mut line, 1 + phase as usize, w, column, |o| {
-                        o.push_str(&printed)
-                    });
-                    let line = line.trim_end_matches('\n');
-                    let (head, comment) = line.split_at(line.rfind("/* 0x").unwrap_or(0));
-                    let digits = comment.get(5..21).unwrap_or("").to_uppercase();
-                    let moved = format!("{}\t/* 0x{digits} */", head.trim_end());
-                    for line in [line, line, moved.as_str()] {
-                        let acc = match accept_line(line, sm, &mut seen) {
-                            Some(Accepted::Tex(acc)) => acc,
-                            Some(Accepted::LoneHex(..)) => panic!("{line}: a lone comment"),
-                            None => {
-                                let lifts = lift::check(&inst).is_ok();
-                                assert!(!lifts || inst.f16, "{line} on {sm}: not taken");
-                                continue;
-                            }
-                        };
-                        let item = read_as_taken(line, sm, &acc);
-                        assert_eq!(item.inst, inst, "{line} on {sm}");
-                        assert_eq!(acc.text, printed);
-                        assert!(!item.joined);
-                        taken += 1;
-                    }
+        let mut seen = (Sm::SM50, Taken::new());
+        for (sm, w, mut inst) in swept_instructions(0xacce_9700_0000_0001) {
+            if seen.0 != sm {
+                seen = (sm, Taken::new());
+            }
+            let seen = &mut seen.1;
+            for phase in 0..3 {
+                inst.phase = phase;
+                let mut printed = String::new();
+                write_inst(&mut printed, &inst);
+                let mut line = String::new();
+                let column = stream_column(printed.len());
+                stream_line(&mut line, 1 + phase as usize, w, column, |o| {
+                    o.push_str(&printed)
+                });
+                let line = line.trim_end_matches('\n');
+                let (head, comment) = line.split_at(line.rfind("/* 0x").unwrap_or(0));
+                let digits = comment.get(5..21).unwrap_or("").to_uppercase();
+                let moved = format!("{}\t/* 0x{digits} */", head.trim_end());
+                for line in [line, line, moved.as_str()] {
+                    let acc = match accept_line(line, sm, seen) {
+                        Some(Accepted::Tex(acc)) => acc,
+                        Some(Accepted::LoneHex(..)) => panic!("{line}: a lone comment"),
+                        None => {
+                            let lifts = lift::check(&inst).is_ok();
+                            assert!(!lifts || inst.f16, "{line} on {sm}: not taken");
+                            continue;
+                        }
+                    };
+                    let item = read_as_taken(line, sm, &acc);
+                    assert_eq!(item.inst, inst, "{line} on {sm}");
+                    assert_eq!(acc.text, printed);
+                    assert!(!item.joined);
+                    taken += 1;
                 }
             }
         }
-        assert!(taken > words.len(), "{taken} lines taken");
+        assert!(taken > words, "{taken} lines taken");
     }
 
     /// Lines laid out unlike `disasm`'s (white space of every kind around the address and
