@@ -146,15 +146,20 @@ fn lead(line: &str) -> (usize, Option<u64>) {
     let mut i = skip_ws(0);
     let mut address = None;
     if b[i..].starts_with(b"/*") && !b[i..].starts_with(b"/* 0x") {
-        // Hex digits up to the first `*/` (they hold no `*`), one at least.
-        let digits = b[i + 2..]
-            .iter()
-            .take_while(|c| c.is_ascii_hexdigit())
-            .count();
-        let close = i + 2 + digits;
+        // Hex digits up to the first `*/` (they hold no `*`), one at least, read as they
+        // are found (as `hex_word` reads them: past 16, the first ones shift out).
+        let (mut close, mut value) = (i + 2, 0u64);
+        while let Some(&v) = b.get(close).map(|&c| &HEX_VALUES[usize::from(c)]) {
+            if v > 15 {
+                break;
+            }
+            value = value << 4 | u64::from(v);
+            close += 1;
+        }
+        let digits = close - (i + 2);
         if digits > 0 && b[close..].starts_with(b"*/") {
             // `line_address` reads at most 16 digits.
-            address = (digits <= 16).then(|| hex_word(&b[i + 2..close])).flatten();
+            address = (digits <= 16).then_some(value);
             i = skip_ws(close + 2);
         }
     }

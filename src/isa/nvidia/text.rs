@@ -20,22 +20,29 @@ pub use crate::isa::text_out::TextOut;
 pub(super) use crate::isa::text_out::{push_decimal, push_hex};
 
 pub(super) fn push_reg(out: &mut (impl TextOut + ?Sized), r: u8) {
-    out.push_text(&reg_names()[usize::from(r)]);
+    out.push_text(&reg_names()[usize::from(r)][SEP.len()..]);
 }
 
-/// Every register's name by number (`R0`..`R254`, `RZ`), printed once: the printer copies a
-/// name where it would format a number per register.
+/// What separates two operands.
+const SEP: &str = ", ";
+
+/// Every register's name by number (`R0`..`R254`, `RZ`) after an operand separator (`, R7`),
+/// printed once: the printer copies a name (with its separator, when it follows another
+/// operand) where it would format a number per register.
 fn reg_names() -> &'static [String] {
     static NAMES: OnceLock<Vec<String>> = OnceLock::new();
     NAMES.get_or_init(|| {
         (0..=u8::MAX)
-            .map(|r| match r {
-                RZ => "RZ".to_string(),
-                _ => {
-                    let mut s = String::from("R");
-                    push_decimal(&mut s, r.into());
-                    s
+            .map(|r| {
+                let mut s = String::from(SEP);
+                match r {
+                    RZ => s.push_str("RZ"),
+                    _ => {
+                        s.push('R');
+                        push_decimal(&mut s, r.into());
+                    }
                 }
+                s
             })
             .collect()
     })
@@ -224,14 +231,18 @@ impl<O: TextOut + ?Sized> Operands<'_, O> {
     /// `out`, after the separator of the next operand (none before the first).
     fn sep(&mut self) -> &mut O {
         if !std::mem::take(&mut self.first) {
-            self.out.push_text(", ");
+            self.out.push_text(SEP);
         }
         self.out
     }
 
     fn regs(&mut self, regs: &[u8]) {
         for &r in regs {
-            push_reg(self.sep(), r);
+            // The name with its separator, in one piece.
+            let name = &reg_names()[usize::from(r)];
+            let first = std::mem::take(&mut self.first);
+            self.out
+                .push_text(if first { &name[SEP.len()..] } else { name });
         }
     }
 }
