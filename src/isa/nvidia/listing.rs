@@ -401,9 +401,10 @@ pub(super) fn read_item<'a>(
         token: tl.text.split_whitespace().next().unwrap_or("").to_string(),
         expected: format!("an instruction {sm} encodes ({e})"),
     })?;
-    // `.F16` results (two halves per register) have no IR form: the line is kept as read
-    // (printed back, encoded from its text by `asm`, refused by translation).
-    if inst.f16 {
+    // What the IR does not model (`.F16` results, two halves per register; `TXD.LC`) is
+    // kept as read (printed back, encoded from its text by `asm`, refused by translation),
+    // as the binary paths keep its word.
+    if lift::not_modelled(&inst).is_some() {
         return Ok(ListingItem::Kept { texture: true });
     }
     let TexLine {
@@ -697,7 +698,39 @@ fn one_based(index: usize) -> u32 {
 
 /// Parses a listing (or single instruction lines) for `sm`: an instruction `sm` cannot
 /// encode (a form or modifier of a later SM) is an error at its mnemonic.
+/// The SM a listing line names: nvdisasm and cuobjdump print `.headerflags @"...
+/// EF_CUDA_SM61 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM50)"` ahead of each cubin's (cuobjdump: each
+/// function's) code, which is read for that SM from there on, as nvdisasm read the cubin.
+/// `None`: not such a line. Code of an SM texlate does not read is refused at the line.
+pub(super) fn headerflags_sm(line: &str, line_no: u32) -> Result<Option<Sm>, Error> {
+    let trimmed = line.trim_start();
+    let Some(flags) = trimmed.strip_prefix(".headerflags") else {
+        return Ok(None);
+    };
+    let Some(n) = flags
+        .split(|c: char| c.is_whitespace() || c == '"' || c == '@')
+        .find_map(|t| t.strip_prefix("EF_CUDA_SM"))
+    else {
+        return Ok(None);
+    };
+    let column = one_based(line.len() - trimmed.len());
+    match n.parse().ok().and_then(Sm::from_number) {
+        Some(sm) => Ok(Some(sm)),
+        None => Err(ParseError {
+            line: line_no,
+            column,
+            token: format!("EF_CUDA_SM{n}"),
+            expected: format!(
+                "code of an SM texlate reads (Maxwell and Pascal: {})",
+                Sm::ALL.map(Sm::name).join(", ")
+            ),
+        }
+        .into()),
+    }
+}
+
 pub(super) fn parse(src: &str, sm: Sm) -> Result<Program, Error> {
+    let mut sm = sm;
     let mut program = Program::new(Isa::Nvidia);
     let final_newline = src.ends_with('\n');
     let body = src.strip_suffix('\n').unwrap_or(src);
@@ -735,6 +768,7 @@ pub(super) fn parse(src: &str, sm: Sm) -> Result<Program, Error> {
         };
         match read_item(line, lines.get(i + 1).copied(), line_no, sm)? {
             ListingItem::Kept { texture: false } => {
+                sm = headerflags_sm(line, line_no)?.unwrap_or(sm);
                 program.items.push(match alu_line(line) {
                     Some((word, text)) => super::read_alu(opaque(), word, Some(text)),
                     None => opaque(),

@@ -282,7 +282,7 @@ pub(super) fn disasm(
 /// A cubin (read whole: an ELF file is read by its section headers), its `.text.*`
 /// sections printed word by word.
 fn disasm_cubin(bytes: &[u8], out: &mut dyn Write, sm: Sm) -> Result<Stats, StreamError> {
-    let sections = cubin_sections(bytes)?;
+    let (sm, sections) = cubin_sections(bytes, sm)?;
     let mut walk = Walk::new(sm);
     for (section, data) in &sections {
         check_whole_words(data.len(), section.offset)?;
@@ -394,8 +394,9 @@ fn transcode_binary(
 /// file written back as read (the whole-program path rewrites those sections in place with
 /// the same words).
 fn transcode_cubin(bytes: &[u8], out: &mut dyn Write, sm: Sm) -> Result<Stats, StreamError> {
+    let (sm, sections) = cubin_sections(bytes, sm)?;
     let mut shapes = Shapes::new(sm);
-    for (section, data) in cubin_sections(bytes)? {
+    for (section, data) in sections {
         check_whole_words(data.len(), section.offset)?;
         shapes.start(section.offset);
         shapes.words(data, section.offset, 0)?;
