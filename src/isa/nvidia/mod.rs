@@ -20,6 +20,7 @@ pub mod inst;
 mod lift;
 mod listing;
 mod listing_stream;
+mod mnemonic_text;
 pub mod mnemonics;
 pub mod packing;
 mod shapes;

@@ -908,7 +908,7 @@ impl Table {
         };
         let texs_targets = resolve(raw.texs_target);
         let tlds_targets = resolve(raw.tlds_target);
-        let modifier_classes = v
+        let modifier_classes: Vec<Modifier> = v
             .modifier_order
             .iter()
             .map(|name| {
@@ -918,6 +918,11 @@ impl Table {
                     .unwrap_or_else(|| panic!("mappings/nvidia.toml: modifier class `{name}`"))
             })
             .collect();
+        // The printers print the phase after the rest of the mnemonic (`mnemonic_text`).
+        assert!(
+            modifier_classes.last() == Some(&Modifier::Phase),
+            "mappings/nvidia.toml: modifier_order ends with `phase`"
+        );
         let comps_pair = values("comps_pair", v.comps_pair);
         let comps_quad = values("comps_quad", v.comps_quad);
         let mut comps_by_mask = [[u8::MAX; 16]; 2];
