@@ -701,7 +701,7 @@ impl crate::isa::Codec for DxbcCodec {
         options: &crate::isa::EmitOptions,
         form: crate::Form,
     ) -> Result<(Program, Option<Vec<u8>>), Error> {
-        emit::emit_output(&ir, options, Some(form))
+        emit::emit_output(ir, options, Some(form))
     }
     fn parse_text(&self, src: &str, read: crate::ReadOptions) -> Result<Program, Error> {
         let _ = read;

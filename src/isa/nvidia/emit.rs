@@ -196,10 +196,7 @@ pub fn emit_output(
     form: Option<Form>,
 ) -> Result<(Program, Option<Vec<u8>>), Error> {
     let source_isa = ir.isa;
-    let items: Box<dyn Iterator<Item = Cow<'_, Item>>> = match ir {
-        Cow::Borrowed(p) => Box::new(p.items.iter().map(Cow::Borrowed)),
-        Cow::Owned(p) => Box::new(p.items.into_iter().map(Cow::Owned)),
-    };
+    let items = Program::items_of(ir);
     let mut list: Vec<Instr> = Vec::with_capacity(items.size_hint().0 + 2);
     let mut comments: Vec<Comment> = Vec::new();
     for item in items {

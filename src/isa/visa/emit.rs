@@ -40,6 +40,7 @@
 //! - `lod` (sub-op 9) is printed as IGC prints it, although the 12504 lexer rejects that
 //!   mnemonic (research §3.1): such a kernel does not assemble with GenX_IR 12504.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::error::{Error, Location, Unsupported, ValidationError};
@@ -121,7 +122,6 @@ fn line(text: String) -> Item {
     })
 }
 
-/// Builds a whole kernel from target-ready IR.
 /// The aliases a translated sampler instruction's parameters are read through: a parameter
 /// whose variable has a type the op does not take (`validate::param_retypes`). An instruction
 /// the emitter refuses needs none here: it is refused, naming itself, when it is emitted.
@@ -136,7 +136,14 @@ fn tex_aliases_needed(t: &TexInstr, scope: &Scope) -> Vec<(u32, &'static str)> {
     }
 }
 
+/// Builds a whole kernel from target-ready IR.
 pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Error> {
+    emit_owned(Cow::Borrowed(ir), options)
+}
+
+/// [`emit_program`] of a borrowed or owned IR: an owned IR's items move into the kernel
+/// rather than being copied (peak memory: one program fewer).
+pub fn emit_owned(ir: Cow<'_, Program>, options: &EmitOptions) -> Result<Program, Error> {
     let limits = &tables::tables().limits;
     let name = options.name.as_deref().unwrap_or(DEFAULT_NAME);
     if name.is_empty() || name.contains(['"', '\n', '\r']) {
@@ -460,12 +467,7 @@ pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Erro
             }
         }
     }
-    for item in &ir.items {
-        out.items.push(match item {
-            Item::Comment(c) => Item::Comment(c.clone()),
-            other => other.clone(),
-        });
-    }
+    out.items.extend(Program::items_of(ir).map(Cow::into_owned));
     out.items.push(line("ret (M1, 1)".into()));
     Ok(out)
 }

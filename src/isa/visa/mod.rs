@@ -616,6 +616,15 @@ pub struct VisaCodec;
 
 impl crate::isa::Codec for VisaCodec {
     crate::isa::codec_functions!(Visa);
+    fn emit_output(
+        &self,
+        ir: std::borrow::Cow<'_, Program>,
+        options: &crate::isa::EmitOptions,
+        form: crate::Form,
+    ) -> Result<(Program, Option<Vec<u8>>), Error> {
+        let _ = form;
+        Ok((emit::emit_owned(ir, options)?, None))
+    }
     fn is_declaration(&self, line: &str) -> bool {
         line.trim_start().starts_with('.')
     }
