@@ -278,7 +278,7 @@ impl Output {
     /// Appends a comment's lines.
     fn comment(&mut self, text: &str) {
         if let Output::Text(out, _) = self {
-            out.push_str(&crate::isa::comment_line(text));
+            crate::isa::push_comment_line(out, text);
             out.push('\n');
         }
     }

@@ -400,7 +400,7 @@ pub fn print_text(program: &Program) -> Result<String, Error> {
     let sm5 = is_sm5(program);
     for item in &program.items {
         match item {
-            Item::Comment(c) => out.push_str(&crate::isa::comment_line(&c.text)),
+            Item::Comment(c) => crate::isa::push_comment_line(&mut out, &c.text),
             Item::Alu(a) => {
                 for (k, i) in emit_alu::emit(a)?.iter().enumerate() {
                     if k > 0 {

@@ -594,7 +594,7 @@ fn layout(
             let address = base + (k + 1) * 8;
             for c in instr.comments {
                 if sink.form == Some(Form::Text) {
-                    sink.text.push_str(&crate::isa::comment_line(&c.text));
+                    crate::isa::push_comment_line(&mut sink.text, &c.text);
                     sink.end_line();
                 }
                 sink.program.items.push(Item::Comment(c));

@@ -288,7 +288,7 @@ pub fn print_text(p: &Program) -> Result<String, Error> {
         let line_no = k as u32 + 1;
         match item {
             Item::Opaque(o) => out.push_str(&opaque_line(p.isa, o)?),
-            Item::Comment(c) => out.push_str(&crate::isa::comment_line(&c.text)),
+            Item::Comment(c) => crate::isa::push_comment_line(&mut out, &c.text),
             Item::Alu(a) => {
                 for (j, i) in alu::emit(a, &scope)?.iter().enumerate() {
                     if j > 0 {
