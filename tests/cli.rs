@@ -334,3 +334,33 @@ fn an_output_that_is_a_fifo_is_written_in_place() {
     assert!(kind.is_fifo(), "the output FIFO was replaced: {kind:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `-o -` is standard output for every verb that writes one file (as `-` is standard input),
+/// not a file named `-`.
+#[test]
+fn dash_output_is_standard_output() {
+    let dir = scratch("dash-output");
+    let example = example();
+    let example = example.to_str().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_texlate"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("texlate runs")
+    };
+    let cases: [&[&str]; 3] = [
+        &["translate", "--from", "visa", "--to", "visa", example],
+        &["disasm", "--isa", "nvidia", "--hex", TEXS_WORD],
+        &["asm", "--isa", "visa", "--hex", SAMPLE_LZ],
+    ];
+    for args in cases {
+        let default = run(args);
+        assert!(default.status.success(), "{}", stderr(&default));
+        let dashed = run(&[args, &["-o", "-"]].concat());
+        assert!(dashed.status.success(), "{args:?}: {}", stderr(&dashed));
+        assert!(!default.stdout.is_empty());
+        assert_eq!(dashed.stdout, default.stdout, "{args:?}");
+        assert!(!dir.join("-").exists(), "{args:?} wrote a file named -");
+    }
+}

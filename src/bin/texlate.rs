@@ -422,8 +422,8 @@ enum Command {
         /// Input file, `-` for standard input; several files or directories for a batch.
         #[arg(required = true, value_name = "IN")]
         input: Vec<PathBuf>,
-        /// Output file (default: standard output for text); in a batch, the output
-        /// directory (created when missing).
+        /// Output file, `-` for standard output (the default for text); in a batch, the
+        /// output directory (created when missing).
         #[arg(short, long, value_name = "FILE|DIR")]
         output: Option<PathBuf>,
         #[command(flatten)]
@@ -441,8 +441,8 @@ enum Command {
         /// Input file, `-` for standard input; several files or directories for a batch.
         #[arg(required_unless_present = "hex", value_name = "IN")]
         file: Vec<PathBuf>,
-        /// Output file (default: standard output); in a batch, the output directory
-        /// (created when missing).
+        /// Output file, `-` for standard output (the default); in a batch, the output
+        /// directory (created when missing).
         #[arg(short, long, value_name = "FILE|DIR")]
         output: Option<PathBuf>,
         #[command(flatten)]
@@ -464,7 +464,7 @@ enum Command {
         emit: AsmEmit,
         /// A file, `-` for standard input, or the instruction text itself.
         input: String,
-        /// Output file (default: standard output).
+        /// Output file, `-` for standard output (the default).
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
         #[command(flatten)]
@@ -667,6 +667,11 @@ fn refuse_container(from: Isa, source: &Source) -> Result<(), Failure> {
     batch::refuse_isa_container(from, &source.name, &source.bytes).map_err(Failure::Diag)
 }
 
+/// `-o -` names standard output, as `-` names standard input (a file named `-` is `./-`).
+fn standard_output_dash(output: Option<PathBuf>) -> Option<PathBuf> {
+    output.filter(|p| p.as_os_str() != "-")
+}
+
 fn run(cli: Cli, color: bool) -> Result<(), Failure> {
     let json = cli.json;
     match cli.command {
@@ -676,6 +681,7 @@ fn run(cli: Cli, color: bool) -> Result<(), Failure> {
             output,
             batch: batch_args,
         } => {
+            let output = standard_output_dash(output);
             let options = args.options()?;
             if is_batch(&input, output.as_deref()) {
                 let job = batch::Job::Translate(Box::new(options));
@@ -725,6 +731,7 @@ fn run(cli: Cli, color: bool) -> Result<(), Failure> {
             batch: batch_args,
             sm,
         } => {
+            let output = standard_output_dash(output);
             let isa = Isa::from(isa_arg);
             let read = ReadOptions {
                 sm: sm.sm,
@@ -766,6 +773,7 @@ fn run(cli: Cli, color: bool) -> Result<(), Failure> {
             output,
             read,
         } => {
+            let output = standard_output_dash(output);
             let isa = Isa::from(isa_arg);
             let path = Path::new(&input);
             let (name, text) = if input == "-" || path.is_file() {

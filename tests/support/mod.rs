@@ -10,16 +10,19 @@ use std::path::{Path, PathBuf};
 
 use texlate::{Isa, ReadOptions};
 
-/// `../shared/corpus/<sub>` (a folder or a file), or `None` after saying plainly that the
-/// calling test is skipped.
+/// `../shared/corpus/<sub>` (a folder or a file; `$TEXLATE_CORPUS/<sub>` when set, to run the
+/// corpus tests on other vendor output, e.g. IGC dumps of other platforms), or `None` after
+/// saying plainly that the calling test is skipped.
 pub fn corpus(sub: &str) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus")
-        .join(sub);
+    let root = std::env::var_os("TEXLATE_CORPUS").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
+        PathBuf::from,
+    );
+    let path = root.join(sub);
     if path.exists() {
         Some(path)
     } else {
-        skipped(&format!("../shared/corpus/{sub} not found"));
+        skipped(&format!("{} not found", path.display()));
         None
     }
 }
