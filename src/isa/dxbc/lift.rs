@@ -450,6 +450,11 @@ pub fn lift(instr: Instruction, decls: &Decls) -> Option<TexInstr> {
     Some(ir)
 }
 
+/// Whether `opcode` is a texture instruction's: the only instructions [`lift`] lifts.
+pub fn is_texture_op(opcode: u16) -> bool {
+    tables().op(opcode).is_some_and(|info| info.tex.is_some())
+}
+
 /// [`lift`] without the origin (`Origin::default()`), which the caller sets.
 fn lift_fields(instr: &Instruction, decls: &Decls) -> Option<TexInstr> {
     if !lifts(instr) {

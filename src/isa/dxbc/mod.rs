@@ -574,12 +574,15 @@ fn parse_text_items(src: &str) -> Result<Program, Error> {
         if let Some(indent) = item.code {
             let (instr, at, code) = assemble_line(&mut parser, &item, indent, Some(&mut words))?;
             decls.add(instr);
-            let line_text = LineText {
-                indent: item.text[..indent].to_string(),
-                trailing: item.text[indent + code.len()..].to_string(),
-            };
             bytes = tokens::le_bytes(&words);
-            parsed.push((program.items.len(), instr.clone(), line_text, at));
+            // Only a texture instruction lifts: no other is copied for the second walk.
+            if lift::is_texture_op(instr.opcode) {
+                let line_text = LineText {
+                    indent: item.text[..indent].to_string(),
+                    trailing: item.text[indent + code.len()..].to_string(),
+                };
+                parsed.push((program.items.len(), instr.clone(), line_text, at));
+            }
         }
         program.items.push(Item::Opaque(Opaque {
             text: Some(item.text.to_string()),
