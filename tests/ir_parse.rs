@@ -182,10 +182,10 @@ impl Rng {
             ScalarType::I8,
             ScalarType::U64,
             ScalarType::I64,
-            ScalarType::Other("unorm"),
-            ScalarType::Other("snorm"),
-            ScalarType::Other("mixed"),
-            ScalarType::Other("uw"),
+            ScalarType::Other(TypeName::UNORM),
+            ScalarType::Other(TypeName::SNORM),
+            ScalarType::Other(TypeName::MIXED),
+            ScalarType::Other(TypeName::new("uw")),
         ])
     }
 

@@ -10,6 +10,7 @@ mod support;
 
 use support::snap;
 
+use std::borrow::Cow;
 use std::process::Command;
 
 use texlate::ir::{
@@ -17,7 +18,7 @@ use texlate::ir::{
     RegFile, ResRef, Resource, SamplerDecl, Scalar, ScalarType, Span, TexInstr, TexOp, Variable,
 };
 use texlate::isa::{codec, EmitOptions};
-use texlate::{Isa, Program};
+use texlate::{Form, Isa, Program};
 
 fn r(v: u32, sub: u32) -> Scalar {
     Scalar::Reg(Reg {
@@ -409,6 +410,30 @@ fn every_form_emits_prints_and_encodes() {
     snap("visa_emit_forms", hex);
 }
 
+/// The text the backend writes as it emits a kernel (`emit_output`: what a translation to
+/// vISA text writes) is what printing the kernel writes.
+#[test]
+fn emitted_text_is_the_printed_kernel() {
+    let mut programs = vec![representative(8), representative(16)];
+    for simd in [8, 16] {
+        let tex = tex_forms(simd)
+            .into_iter()
+            .map(|(_, t)| Item::Tex(Box::new(t)));
+        let alu = alu_forms(simd)
+            .into_iter()
+            .map(|(_, a)| Item::Alu(Box::new(a)));
+        programs.extend(tex.chain(alu).map(|i| program(vec![i])));
+    }
+    for p in programs {
+        let (kernel, text) = codec(Isa::Visa)
+            .emit_output(Cow::Borrowed(&p), &EmitOptions::default(), Form::Text)
+            .unwrap();
+        assert_eq!(kernel, emit(&p).unwrap());
+        let text = String::from_utf8(text.expect("the text is written")).unwrap();
+        assert_eq!(text, print(&kernel));
+    }
+}
+
 /// The printed kernel parses back (texlate's own parser) to the same texture instructions,
 /// declarations and items; the binary decodes back to the same texture instructions.
 #[test]
@@ -499,6 +524,11 @@ fn refusals_are_typed_errors() {
     let mut out = String::new();
     let mut case = |name: &str, p: Program| {
         let e = emit(&p).expect_err(name);
+        // The backend writing the text as it emits refuses alike.
+        let written = codec(Isa::Visa)
+            .emit_output(Cow::Borrowed(&p), &EmitOptions::default(), Form::Text)
+            .expect_err(name);
+        assert_eq!(format!("{written:?}"), format!("{e:?}"), "{name}");
         out.push_str(&format!("{name}: {e}\n  {e:?}\n"));
     };
     let base = || sampled(TexOp::Sample, 16);

@@ -101,7 +101,7 @@ impl Display for ScalarType {
             ScalarType::I8 => "i8",
             ScalarType::U64 => "u64",
             ScalarType::I64 => "i64",
-            ScalarType::Other(name) => name,
+            ScalarType::Other(name) => name.as_str(),
         })
     }
 }

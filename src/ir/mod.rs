@@ -246,7 +246,75 @@ pub enum ScalarType {
     I64,
     /// DX `unorm`/`snorm`/`mixed` and other resource return types that have no plain
     /// scalar type; the name is the ISA's spelling.
-    Other(&'static str),
+    Other(TypeName),
+}
+
+/// The ISA's spelling of a [`ScalarType::Other`] type (`unorm`, vISA `uw`, ...), interned:
+/// a 4-byte id, so a [`ScalarType`] is 8 bytes and an [`Imm`] 16 (a name held as a
+/// `&'static str` made both three times larger, and every pass copies them). Each distinct
+/// name is stored once for the life of the process; the DX return-type names have fixed ids.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TypeName(u32);
+
+/// The names with fixed ids, in id order.
+const PRESET_TYPE_NAMES: [&str; 5] = ["unorm", "snorm", "mixed", "other", "unknown"];
+
+/// The names interned beyond the presets, in id order, and the id of each name.
+#[derive(Default)]
+struct TypeNames {
+    names: Vec<&'static str>,
+    ids: crate::hash::FastMap<&'static str, u32>,
+}
+
+static TYPE_NAMES: std::sync::Mutex<Option<TypeNames>> = std::sync::Mutex::new(None);
+
+impl TypeName {
+    /// DX `unorm`.
+    pub const UNORM: TypeName = TypeName(0);
+    /// DX `snorm`.
+    pub const SNORM: TypeName = TypeName(1);
+    /// DX `mixed`.
+    pub const MIXED: TypeName = TypeName(2);
+    /// A DX return type texlate has no name for.
+    pub const OTHER: TypeName = TypeName(3);
+    /// A DX return-type code the tables do not list.
+    pub const UNKNOWN: TypeName = TypeName(4);
+
+    /// The name spelled `name` (interned on first use).
+    pub fn new(name: &str) -> TypeName {
+        if let Some(k) = PRESET_TYPE_NAMES.iter().position(|k| *k == name) {
+            return TypeName(k as u32);
+        }
+        let mut guard = TYPE_NAMES.lock().unwrap_or_else(|e| e.into_inner());
+        let table = guard.get_or_insert_with(TypeNames::default);
+        if let Some(&id) = table.ids.get(name) {
+            return TypeName(id);
+        }
+        let id = (PRESET_TYPE_NAMES.len() + table.names.len()) as u32;
+        let s: &'static str = Box::leak(name.to_string().into_boxed_str());
+        table.names.push(s);
+        table.ids.insert(s, id);
+        TypeName(id)
+    }
+
+    /// The name as the ISA spells it.
+    pub fn as_str(self) -> &'static str {
+        let id = self.0 as usize;
+        if let Some(k) = PRESET_TYPE_NAMES.get(id) {
+            return k;
+        }
+        let guard = TYPE_NAMES.lock().unwrap_or_else(|e| e.into_inner());
+        guard
+            .as_ref()
+            .and_then(|t| t.names.get(id - PRESET_TYPE_NAMES.len()).copied())
+            .expect("a TypeName is only made by TypeName::new")
+    }
+}
+
+impl fmt::Debug for TypeName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
 }
 
 /// A texture or sampler reference.
@@ -932,6 +1000,19 @@ impl Program {
             }
         }
         std::borrow::Cow::Owned(p)
+    }
+
+    /// The items of `program` in order: borrowed from a borrowed program, moved out of an
+    /// owned one, so a backend that consumes them frees each as it goes (peak memory: the
+    /// IR and the program built from it are not both held whole).
+    pub fn items_of<'a>(
+        program: std::borrow::Cow<'a, Program>,
+    ) -> Box<dyn Iterator<Item = std::borrow::Cow<'a, Item>> + 'a> {
+        use std::borrow::Cow;
+        match program {
+            Cow::Borrowed(p) => Box::new(p.items.iter().map(Cow::Borrowed)),
+            Cow::Owned(p) => Box::new(p.items.into_iter().map(Cow::Owned)),
+        }
     }
 
     /// The texture instructions, in order.

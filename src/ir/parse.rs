@@ -19,9 +19,6 @@
 //! summaries of source items (their text is not printed) and are refused. Every malformed
 //! line is a [`ParseError`] with its line and column; the reader never panics.
 
-use std::collections::HashSet;
-use std::sync::Mutex;
-
 use super::*;
 use crate::error::ParseError;
 
@@ -111,24 +108,6 @@ pub fn parse_item(line: &str) -> Result<Item, ParseError> {
     c.instruction(span)
 }
 
-/// The `&'static` spelling of a scalar type name that is not a plain type
-/// ([`ScalarType::Other`]): each distinct name is allocated once.
-fn intern(name: &str) -> &'static str {
-    static KNOWN: [&str; 5] = ["unorm", "snorm", "mixed", "other", "unknown"];
-    if let Some(k) = KNOWN.iter().find(|k| **k == name) {
-        return k;
-    }
-    static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
-    let mut guard = NAMES.lock().unwrap_or_else(|e| e.into_inner());
-    let set = guard.get_or_insert_with(HashSet::new);
-    if let Some(s) = set.get(name) {
-        return s;
-    }
-    let s: &'static str = Box::leak(name.to_string().into_boxed_str());
-    set.insert(s);
-    s
-}
-
 /// The scalar type spelled `name` (see `Display for ScalarType`).
 fn scalar_type(name: &str) -> Option<ScalarType> {
     Some(match name {
@@ -149,7 +128,7 @@ fn scalar_type(name: &str) -> Option<ScalarType> {
             && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
             && !name.starts_with(|c: char| c.is_ascii_digit()) =>
         {
-            ScalarType::Other(intern(name))
+            ScalarType::Other(TypeName::new(name))
         }
         _ => return None,
     })

@@ -281,25 +281,37 @@ pub fn codec(isa: Isa) -> &'static dyn Codec {
 /// characters other than tab are written as `\u{..}` escapes: a NUL or DEL carried over from
 /// a source line would make the output look binary to a reader (texlate's own included).
 pub fn comment_line(text: &str) -> String {
-    text.split('\n')
-        .map(|line| {
-            let line = line.trim_end_matches('\r');
-            if line.is_empty() {
-                return "//".to_string();
+    let mut out = String::with_capacity(text.len() + 3);
+    push_comment_line(&mut out, text);
+    out
+}
+
+/// [`comment_line`], appended to `out` (no allocation of its own: backends write a comment
+/// per source line they do not translate).
+pub fn push_comment_line(out: &mut String, text: &str) {
+    let escaped = |c: char| c.is_control() && c != '\t';
+    for (k, line) in text.split('\n').enumerate() {
+        if k > 0 {
+            out.push('\n');
+        }
+        let line = line.trim_end_matches('\r');
+        if line.is_empty() {
+            out.push_str("//");
+            continue;
+        }
+        out.push_str("// ");
+        if !line.contains(escaped) {
+            out.push_str(line);
+            continue;
+        }
+        for c in line.chars() {
+            if escaped(c) {
+                out.extend(c.escape_unicode());
+            } else {
+                out.push(c);
             }
-            let mut out = String::with_capacity(line.len() + 3);
-            out.push_str("// ");
-            for c in line.chars() {
-                if c.is_control() && c != '\t' {
-                    out.push_str(&c.escape_unicode().to_string());
-                } else {
-                    out.push(c);
-                }
-            }
-            out
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+        }
+    }
 }
 
 /// The error for an ALU instruction a backend has no encoding for.
@@ -321,4 +333,22 @@ pub fn op_table_markdown() -> String {
         codec(Isa::Dxbc).readme_table(),
         codec(Isa::Nvidia).readme_table()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::comment_line;
+
+    /// Every line commented, empty lines bare, `\r` before a line break dropped, control
+    /// characters other than tab escaped.
+    #[test]
+    fn comment_lines() {
+        assert_eq!(comment_line(""), "//");
+        assert_eq!(comment_line("mov r0.x, l(0)"), "// mov r0.x, l(0)");
+        assert_eq!(
+            comment_line("a\u{0}b\u{7f}\r\n\nc\td\r"),
+            "// a\\u{0}b\\u{7f}\n//\n// c\td"
+        );
+        assert_eq!(comment_line("x\r\r\ny"), "// x\n// y");
+    }
 }

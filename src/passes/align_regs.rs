@@ -10,7 +10,7 @@
 //! into fresh scalars likewise, and so are the immediate sources of ALU instructions on a
 //! target whose ALU reads registers only (NVIDIA: only `MOV32I` takes one).
 
-use super::{expand_tex, virtual_reg, PassContext};
+use super::{expand_tex, virtual_reg, Expansion, PassContext};
 use crate::error::Error;
 use crate::hash::FastMap;
 use crate::ir::layout::{GroupLayout, Operand, RegGroup};
@@ -174,9 +174,7 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
         let mut before = Vec::new();
         let mut after = Vec::new();
         let groups: Vec<RegGroup> = (ctx.target.groups)(&t)?;
-        let mut grouped: Vec<Operand> = Vec::new();
         for g in &groups {
-            grouped.extend(&g.operands);
             let mut scalars = Vec::with_capacity(g.operands.len());
             for op in &g.operands {
                 match operand_mut(&mut t, *op) {
@@ -285,7 +283,9 @@ pub fn run(items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> 
                 );
             }
         }
-        let _ = grouped;
+        if before.is_empty() && after.is_empty() {
+            return Ok(Expansion::Keep(t));
+        }
         before.push(Item::Tex(t));
         before.extend(after);
         Ok(before.into())

@@ -15,7 +15,7 @@
 use super::{NoteDetail, PassContext};
 use crate::error::Error;
 use crate::ir::{
-    Dim, Dimension, Isa, Item, ResRef, Resource, SamplerDecl, ScalarType, TexInstr, TexOp,
+    Dim, Dimension, Isa, Item, ResRef, Resource, SamplerDecl, ScalarType, TexInstr, TexOp, TypeName,
 };
 use crate::translate::bindings::{dim_name, Binding, Bindings, ReturnType, Slot};
 
@@ -69,8 +69,8 @@ fn return_type_of(t: &TexInstr) -> ReturnType {
         Some(ScalarType::U32) if t.op == TexOp::Sample || matches!(t.op, TexOp::Gather { .. }) => {
             ReturnType::Uint
         }
-        Some(ScalarType::Other("unorm")) => ReturnType::Unorm,
-        Some(ScalarType::Other("snorm")) => ReturnType::Snorm,
+        Some(ScalarType::Other(TypeName::UNORM)) => ReturnType::Unorm,
+        Some(ScalarType::Other(TypeName::SNORM)) => ReturnType::Snorm,
         _ => ReturnType::Float,
     }
 }
@@ -218,8 +218,8 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
             ReturnType::Float => ScalarType::F32,
             ReturnType::Sint => ScalarType::I32,
             ReturnType::Uint => ScalarType::U32,
-            ReturnType::Unorm => ScalarType::Other("unorm"),
-            ReturnType::Snorm => ScalarType::Other("snorm"),
+            ReturnType::Unorm => ScalarType::Other(TypeName::UNORM),
+            ReturnType::Snorm => ScalarType::Other(TypeName::SNORM),
         };
         ctx.resources
             .entry(target.texture)

@@ -461,6 +461,12 @@ fn lower(mut source: Program, options: &Options, keep_source: bool) -> Result<Lo
                 .collect(),
             _ => Vec::new(),
         };
+        // Past this point what the source's codec kept of a texture instruction (its tokens,
+        // listing layout ...) is read by nothing: the passes ignore an Origin and a backend
+        // reads only its own ISA's. Dropped here rather than carried to the end.
+        if let (Item::Tex(t), true) = (&mut item, from != to) {
+            t.origin = crate::ir::Origin::SYNTHETIC;
+        }
         items.push(item);
         items.extend(copies);
     }

@@ -16,12 +16,13 @@
 //! `vkd3d_d3d12_cs_*` blobs), the `SHEX` chunk, and `SFI0` when an instruction needs a feature
 //! flag (the `*_s` residency forms: tiled resources).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::error::{Error, Location, ParseError, Unsupported};
 use crate::ir::{
     Dim, Dimension, Item, Lod, Offset, Opaque, Program, RegFile, Resource, Scalar, ScalarType,
-    Span, TexInstr, TexOp,
+    Span, TexInstr, TexOp, TypeName,
 };
 use crate::isa::{EmitOptions, Form, Stage};
 
@@ -137,7 +138,7 @@ fn return_name(t: ScalarType) -> Option<&'static str> {
         ScalarType::U32 => "uint",
         ScalarType::I32 => "sint",
         ScalarType::F64 => "double",
-        ScalarType::Other(n @ ("unorm" | "snorm" | "mixed")) => n,
+        ScalarType::Other(n @ (TypeName::UNORM | TypeName::SNORM | TypeName::MIXED)) => n.as_str(),
         _ => return None,
     })
 }
@@ -277,7 +278,7 @@ impl Output {
     /// Appends a comment's lines.
     fn comment(&mut self, text: &str) {
         if let Output::Text(out, _) = self {
-            out.push_str(&crate::isa::comment_line(text));
+            crate::isa::push_comment_line(out, text);
             out.push('\n');
         }
     }
@@ -285,7 +286,7 @@ impl Output {
 
 /// Builds a whole program from target-ready IR.
 pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Error> {
-    emit_output(ir, options, None).map(|(program, _)| program)
+    emit_output(Cow::Borrowed(ir), options, None).map(|(program, _)| program)
 }
 
 /// [`emit_program`], and, when `form` asks for one, the program's bytes in it: written as
@@ -293,7 +294,7 @@ pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Erro
 /// [`super::print_text`], [`super::encode_binary`] and [`super::encode_tokens`] write of the
 /// program.
 pub fn emit_output(
-    ir: &Program,
+    ir: Cow<'_, Program>,
     options: &EmitOptions,
     form: Option<Form>,
 ) -> Result<(Program, Option<Vec<u8>>), Error> {
@@ -407,8 +408,11 @@ pub fn emit_output(
         decls: &decls,
         sm5: true,
     };
-    for item in &ir.items {
-        match item {
+    // The target's declarations, taken before the IR's items are consumed (an owned IR
+    // frees each instruction once its target instruction is built).
+    let (resources, samplers) = (ir.resources.clone(), ir.samplers.clone());
+    for item in Program::items_of(ir) {
+        match &*item {
             Item::Tex(tx) => {
                 let template = tx.origin.get::<DxbcExtras>().map(|x| &x.instr);
                 let instr = emit_inst::emit(tx, template, env)?;
@@ -429,11 +433,11 @@ pub fn emit_output(
                     tokens.encode(&instr)?;
                     output.instruction(&instr);
                 }
-                program.items.push(item.clone());
+                program.items.push(item.into_owned());
             }
             Item::Comment(c) => {
                 output.comment(&c.text);
-                program.items.push(item.clone());
+                program.items.push(item.into_owned());
             }
             Item::Opaque(_) => {}
         }
@@ -442,8 +446,8 @@ pub fn emit_output(
     let words = tokens.encode(&ret)?;
     program.items.push(opaque(&tokens.stream[words]));
     output.instruction(&ret);
-    program.resources = ir.resources.clone();
-    program.samplers = ir.samplers.clone();
+    program.resources = resources;
+    program.samplers = samplers;
     // Signatures: as the declarations imply, `uint` where the program uses the register as
     // an integer (no declaration says so).
     let mut sigs = signature::for_listing(&ListingTables::default(), &tokens.scan.declared())?;

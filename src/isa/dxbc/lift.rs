@@ -19,6 +19,7 @@ use std::sync::OnceLock;
 
 use crate::ir::{
     Dim, Dimension, Imm, Lod, Offset, Reg, RegFile, ResRef, Scalar, ScalarType, TexInstr, TexOp,
+    TypeName,
 };
 
 use super::tables::{tables, LodRule, Role};
@@ -226,10 +227,10 @@ fn return_type(code: u32) -> ScalarType {
         other => {
             let name = tables().return_type(other as u8).unwrap_or("unknown");
             ScalarType::Other(match name {
-                "unorm" => "unorm",
-                "snorm" => "snorm",
-                "mixed" => "mixed",
-                _ => "other",
+                "unorm" => TypeName::UNORM,
+                "snorm" => TypeName::SNORM,
+                "mixed" => TypeName::MIXED,
+                _ => TypeName::OTHER,
             })
         }
     }
@@ -449,6 +450,11 @@ pub fn lift(instr: Instruction, decls: &Decls) -> Option<TexInstr> {
     Some(ir)
 }
 
+/// Whether `opcode` is a texture instruction's: the only instructions [`lift`] lifts.
+pub fn is_texture_op(opcode: u16) -> bool {
+    tables().op(opcode).is_some_and(|info| info.tex.is_some())
+}
+
 /// [`lift`] without the origin (`Origin::default()`), which the caller sets.
 fn lift_fields(instr: &Instruction, decls: &Decls) -> Option<TexInstr> {
     if !lifts(instr) {
@@ -586,7 +592,7 @@ fn lift_fields(instr: &Instruction, decls: &Decls) -> Option<TexInstr> {
                 Some(w) if (0..4).all(|i| (w >> (4 * i)) & 0xf == w & 0xf) => {
                     Some(return_type(w & 0xf))
                 }
-                Some(_) => Some(ScalarType::Other("mixed")),
+                Some(_) => Some(ScalarType::Other(TypeName::MIXED)),
                 None => info.dst_types.first().map(|c| scalar_type(*c)),
             }
         }

@@ -400,7 +400,7 @@ pub fn print_text(program: &Program) -> Result<String, Error> {
     let sm5 = is_sm5(program);
     for item in &program.items {
         match item {
-            Item::Comment(c) => out.push_str(&crate::isa::comment_line(&c.text)),
+            Item::Comment(c) => crate::isa::push_comment_line(&mut out, &c.text),
             Item::Alu(a) => {
                 for (k, i) in emit_alu::emit(a)?.iter().enumerate() {
                     if k > 0 {
@@ -574,12 +574,15 @@ fn parse_text_items(src: &str) -> Result<Program, Error> {
         if let Some(indent) = item.code {
             let (instr, at, code) = assemble_line(&mut parser, &item, indent, Some(&mut words))?;
             decls.add(instr);
-            let line_text = LineText {
-                indent: item.text[..indent].to_string(),
-                trailing: item.text[indent + code.len()..].to_string(),
-            };
             bytes = tokens::le_bytes(&words);
-            parsed.push((program.items.len(), instr.clone(), line_text, at));
+            // Only a texture instruction lifts: no other is copied for the second walk.
+            if lift::is_texture_op(instr.opcode) {
+                let line_text = LineText {
+                    indent: item.text[..indent].to_string(),
+                    trailing: item.text[indent + code.len()..].to_string(),
+                };
+                parsed.push((program.items.len(), instr.clone(), line_text, at));
+            }
         }
         program.items.push(Item::Opaque(Opaque {
             text: Some(item.text.to_string()),
@@ -701,7 +704,7 @@ impl crate::isa::Codec for DxbcCodec {
         options: &crate::isa::EmitOptions,
         form: crate::Form,
     ) -> Result<(Program, Option<Vec<u8>>), Error> {
-        emit::emit_output(&ir, options, Some(form))
+        emit::emit_output(ir, options, Some(form))
     }
     fn parse_text(&self, src: &str, read: crate::ReadOptions) -> Result<Program, Error> {
         let _ = read;

@@ -196,10 +196,7 @@ pub fn emit_output(
     form: Option<Form>,
 ) -> Result<(Program, Option<Vec<u8>>), Error> {
     let source_isa = ir.isa;
-    let items: Box<dyn Iterator<Item = Cow<'_, Item>>> = match ir {
-        Cow::Borrowed(p) => Box::new(p.items.iter().map(Cow::Borrowed)),
-        Cow::Owned(p) => Box::new(p.items.into_iter().map(Cow::Owned)),
-    };
+    let items = Program::items_of(ir);
     let mut list: Vec<Instr> = Vec::with_capacity(items.size_hint().0 + 2);
     let mut comments: Vec<Comment> = Vec::new();
     for item in items {
@@ -597,7 +594,7 @@ fn layout(
             let address = base + (k + 1) * 8;
             for c in instr.comments {
                 if sink.form == Some(Form::Text) {
-                    sink.text.push_str(&crate::isa::comment_line(&c.text));
+                    crate::isa::push_comment_line(&mut sink.text, &c.text);
                     sink.end_line();
                 }
                 sink.program.items.push(Item::Comment(c));

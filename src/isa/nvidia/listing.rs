@@ -870,7 +870,7 @@ pub(super) fn print(p: &Program) -> Result<String, Error> {
             for item in &p.items {
                 match item {
                     Item::Tex(t) => out.push_str(&print_inst(&emit_inst(t)?.0)),
-                    Item::Comment(c) => out.push_str(&crate::isa::comment_line(&c.text)),
+                    Item::Comment(c) => crate::isa::push_comment_line(&mut out, &c.text),
                     Item::Alu(a) => {
                         return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia))
                     }
@@ -1012,7 +1012,7 @@ fn print_listing(p: &Program, crlf: bool, final_newline: bool) -> Result<String,
                     None => write_inst(&mut out, &inst),
                 }
             }
-            Item::Comment(c) => out.push_str(&crate::isa::comment_line(&c.text)),
+            Item::Comment(c) => crate::isa::push_comment_line(&mut out, &c.text),
             Item::Alu(a) => return Err(crate::isa::alu_unsupported(a, crate::ir::Isa::Nvidia)),
             Item::Opaque(o) => match &o.text {
                 Some(text) => {

@@ -40,14 +40,16 @@
 //! - `lod` (sub-op 9) is printed as IGC prints it, although the 12504 lexer rejects that
 //!   mnemonic (research §3.1): such a kernel does not assemble with GenX_IR 12504.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::error::{Error, Location, Unsupported, ValidationError};
+use crate::ir::Isa;
 use crate::ir::{
     Item, Lod, Offset, Opaque, Program, RegFile, ResRef, SamplerDecl, Scalar, Span, TexInstr,
     Variable,
 };
-use crate::isa::EmitOptions;
+use crate::isa::{EmitOptions, Form};
 
 use super::inst::{Checks, VisaProgram};
 use super::names::Scope;
@@ -121,7 +123,6 @@ fn line(text: String) -> Item {
     })
 }
 
-/// Builds a whole kernel from target-ready IR.
 /// The aliases a translated sampler instruction's parameters are read through: a parameter
 /// whose variable has a type the op does not take (`validate::param_retypes`). An instruction
 /// the emitter refuses needs none here: it is refused, naming itself, when it is emitted.
@@ -136,7 +137,22 @@ fn tex_aliases_needed(t: &TexInstr, scope: &Scope) -> Vec<(u32, &'static str)> {
     }
 }
 
+/// Builds a whole kernel from target-ready IR.
 pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Error> {
+    emit_owned(Cow::Borrowed(ir), options, None).map(|(program, _)| program)
+}
+
+/// [`emit_program`] of a borrowed or owned IR (an owned IR's items move into the kernel
+/// rather than being copied: peak memory one program fewer), and, when `form` asks for
+/// text, the kernel's text: written as each instruction is emitted for its check, byte for
+/// byte what [`super::print_text`] writes of the kernel, without emitting it a second time
+/// (`None` for another form, or when an ALU item of the IR was read from vISA text and so
+/// prints as read).
+pub fn emit_owned(
+    ir: Cow<'_, Program>,
+    options: &EmitOptions,
+    form: Option<Form>,
+) -> Result<(Program, Option<Vec<u8>>), Error> {
     let limits = &tables::tables().limits;
     let name = options.name.as_deref().unwrap_or(DEFAULT_NAME);
     if name.is_empty() || name.contains(['"', '\n', '\r']) {
@@ -441,31 +457,47 @@ pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Erro
         .push(line(format!(".kernel_attr SimdSize={simd}")));
     out.items.extend(movs.into_iter().map(line));
 
-    // The instructions, each checked now so a refusal names the IR instruction.
+    // The text as `print_text` writes the kernel: the lines above, the instructions, `ret`.
+    const RET: &str = "ret (M1, 1)";
+    let read_alu = ir
+        .items
+        .iter()
+        .any(|i| matches!(i, Item::Alu(a) if a.source(Isa::Visa).is_some()));
+    let mut text = (form == Some(Form::Text) && !read_alu).then(|| {
+        let mut text = super::TextOut::new(out.items.len() + ir.items.len() + 1, "\n");
+        for item in &out.items {
+            if let Item::Opaque(Opaque { text: Some(l), .. }) = item {
+                text.line(l);
+            }
+        }
+        text
+    });
+    // The instructions, each checked now so a refusal names the IR instruction (and written
+    // once checked; the IR holds no opaque item, refused above).
     {
         let scope = Scope::new(&out);
+        let checks = Checks::Strict;
+        let at = |t: &TexInstr| Location::Text {
+            line: t.span.line,
+            column: t.span.column,
+        };
         for item in &ir.items {
-            match item {
-                Item::Tex(t) => {
-                    let at = Location::Text {
-                        line: t.span.line,
-                        column: t.span.column,
-                    };
-                    super::emit_checked(t, ir.isa, &scope, Checks::Strict, at)?;
+            match (&mut text, item) {
+                (Some(text), _) => text.item(item, ir.isa, &scope, checks, at)?,
+                (None, Item::Tex(t)) => {
+                    super::emit_checked(t, ir.isa, &scope, checks, at(t))?;
                 }
-                Item::Alu(a) => {
+                (None, Item::Alu(a)) => {
                     super::alu::emit(a, &scope)?;
                 }
-                _ => {}
+                (None, _) => {}
             }
         }
     }
-    for item in &ir.items {
-        out.items.push(match item {
-            Item::Comment(c) => Item::Comment(c.clone()),
-            other => other.clone(),
-        });
+    if let Some(text) = &mut text {
+        text.line(RET);
     }
-    out.items.push(line("ret (M1, 1)".into()));
-    Ok(out)
+    out.items.extend(Program::items_of(ir).map(Cow::into_owned));
+    out.items.push(line(RET.into()));
+    Ok((out, text.map(|t| t.finish(true).into_bytes())))
 }

@@ -278,49 +278,90 @@ pub fn print_text(p: &Program) -> Result<String, Error> {
         Some(v) => (if v.crlf { "\r\n" } else { "\n" }, v.final_newline),
         None => ("\n", true),
     };
-    // One line per item (an ALU item's instructions on lines of their own), written into
-    // one buffer.
-    let mut out = String::with_capacity(p.items.len() * 64);
+    let mut text = TextOut::new(p.items.len(), eol);
     for (k, item) in p.items.iter().enumerate() {
-        if k > 0 {
-            out.push_str(eol);
+        let at = |_: &TexInstr| Location::Text {
+            line: k as u32 + 1,
+            column: 1,
+        };
+        text.item(item, p.isa, &scope, checks, at)?;
+    }
+    Ok(text.finish(final_newline))
+}
+
+/// A `.visaasm` text written item by item into one buffer, one line per item (an ALU
+/// item's instructions on lines of their own): [`print_text`], and the backend writing the
+/// kernel as it checks it ([`emit::emit_owned`]).
+pub(crate) struct TextOut {
+    out: String,
+    eol: &'static str,
+    items: usize,
+}
+
+impl TextOut {
+    /// A buffer for about `items` items, lines ending with `eol`.
+    pub(crate) fn new(items: usize, eol: &'static str) -> TextOut {
+        TextOut {
+            out: String::with_capacity(items * 64),
+            eol,
+            items: 0,
         }
-        let line_no = k as u32 + 1;
+    }
+
+    /// Writes `line` as the next line.
+    pub(crate) fn line(&mut self, line: &str) {
+        self.next_line();
+        self.out.push_str(line);
+    }
+
+    /// Writes `item` of a program in `isa` on the next line(s). An instruction is emitted
+    /// and checked (`checks`) on the way: a texture instruction `t` that does not emit is an
+    /// error located at `at(t)`.
+    pub(crate) fn item(
+        &mut self,
+        item: &Item,
+        isa: Isa,
+        scope: &Scope,
+        checks: Checks,
+        at: impl FnOnce(&TexInstr) -> Location,
+    ) -> Result<(), Error> {
+        self.next_line();
+        let out = &mut self.out;
         match item {
-            Item::Opaque(o) => out.push_str(&opaque_line(p.isa, o)?),
-            Item::Comment(c) => out.push_str(&crate::isa::comment_line(&c.text)),
+            Item::Opaque(o) => out.push_str(&opaque_line(isa, o)?),
+            Item::Comment(c) => crate::isa::push_comment_line(out, &c.text),
             Item::Alu(a) => {
-                for (j, i) in alu::emit(a, &scope)?.iter().enumerate() {
+                for (j, i) in alu::emit(a, scope)?.iter().enumerate() {
                     if j > 0 {
-                        out.push_str(eol);
+                        out.push_str(self.eol);
                     }
-                    alu::print_into(&mut out, i, &scope);
+                    alu::print_into(out, i, scope);
                 }
             }
-            Item::Tex(t) => out.push_str(&print_tex(t, p.isa, &scope, checks, line_no)?),
+            Item::Tex(t) => write_tex_at(out, t, isa, scope, checks, at(t))?,
         }
+        Ok(())
     }
-    if final_newline && !p.items.is_empty() {
-        out.push_str(eol);
+
+    /// Ends the line before, if any.
+    fn next_line(&mut self) {
+        if self.items > 0 {
+            self.out.push_str(self.eol);
+        }
+        self.items += 1;
     }
-    Ok(out)
+
+    /// The text, with a line break after the last line when `final_newline` asks for one.
+    pub(crate) fn finish(mut self, final_newline: bool) -> String {
+        if final_newline && self.items > 0 {
+            self.out.push_str(self.eol);
+        }
+        self.out
+    }
 }
 
-/// The line printed for texture instruction `t` (of a program read from `from`) as line
-/// `line_no`: in its layout when read from text.
-fn print_tex(
-    t: &TexInstr,
-    from: Isa,
-    scope: &Scope,
-    checks: Checks,
-    line_no: u32,
-) -> Result<String, Error> {
-    let mut line = String::new();
-    write_tex(&mut line, t, from, scope, checks, line_no)?;
-    Ok(line)
-}
-
-/// [`print_tex`], appended to `out`.
+/// The line of texture instruction `t` (of a program read from `from`), printed as line
+/// `line_no` and appended to `out`: in its layout when read from text.
 fn write_tex(
     out: &mut String,
     t: &TexInstr,
@@ -333,6 +374,18 @@ fn write_tex(
         line: line_no,
         column: 1,
     };
+    write_tex_at(out, t, from, scope, checks, at)
+}
+
+/// [`write_tex`], an instruction that does not emit an error located at `at`.
+fn write_tex_at(
+    out: &mut String,
+    t: &TexInstr,
+    from: Isa,
+    scope: &Scope,
+    checks: Checks,
+    at: Location,
+) -> Result<(), Error> {
     let inst = emit_checked(t, from, scope, checks, at)?;
     let op = inst.op().ok_or_else(|| internal("emitted op"))?;
     let layout = t.origin.get::<VisaExtras>().and_then(|e| e.layout.as_ref());
@@ -616,6 +669,14 @@ pub struct VisaCodec;
 
 impl crate::isa::Codec for VisaCodec {
     crate::isa::codec_functions!(Visa);
+    fn emit_output(
+        &self,
+        ir: std::borrow::Cow<'_, Program>,
+        options: &crate::isa::EmitOptions,
+        form: crate::Form,
+    ) -> Result<(Program, Option<Vec<u8>>), Error> {
+        emit::emit_owned(ir, options, Some(form))
+    }
     fn is_declaration(&self, line: &str) -> bool {
         line.trim_start().starts_with('.')
     }

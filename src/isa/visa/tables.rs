@@ -4,7 +4,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use crate::ir::{ScalarType, TexOp};
+use crate::ir::{ScalarType, TexOp, TypeName};
 use crate::isa::names::Names;
 
 /// The whole `mappings/visa.toml`.
@@ -65,7 +65,7 @@ impl TypeDesc {
             "u64" => ScalarType::U64,
             "i64" => ScalarType::I64,
             "f16" => ScalarType::F16,
-            _ => ScalarType::Other(&self.name),
+            _ => ScalarType::Other(TypeName::new(&self.name)),
         }
     }
 
