@@ -25,7 +25,7 @@
 // DirectX SM4/SM5 (fxc listings, token streams, DXBC containers).
 #define TEXLATE_ISA_DXBC 1
 
-// NVIDIA Maxwell/Pascal SM50..SM61 (nvdisasm listings, word streams, cubins).
+// NVIDIA Maxwell/Pascal SM50..SM62 (nvdisasm listings, word streams, cubins).
 #define TEXLATE_ISA_NVIDIA 2
 
 // `TexlateOptions::sm`: NVIDIA SM50 (also 0, the default).
@@ -42,6 +42,9 @@
 
 // NVIDIA SM61.
 #define TEXLATE_SM_61 61
+
+// NVIDIA SM62 (Tegra X2): decodes as SM61.
+#define TEXLATE_SM_62 62
 
 // Output as text (a listing or kernel).
 #define TEXLATE_EMIT_TEXT 0
@@ -107,8 +110,9 @@ typedef struct TexlateOptions {
   // Gradient samples without a native form: `TEXLATE_GRAD_EXACT` (0),
   // `TEXLATE_GRAD_APPROX` or `TEXLATE_GRAD_ERROR`.
   uint32_t grad;
-  // The NVIDIA side's architecture (`--sm`): `TEXLATE_SM_50` (or 0), `_52`, `_53`, `_60`
-  // or `_61`. Other ISAs ignore it.
+  // The NVIDIA side's architecture (`--sm`): `TEXLATE_SM_50` (or 0), `_52`, `_53`, `_60`,
+  // `_61` or `_62`, for inputs that do not name theirs (a cubin's ELF flags and a listing's
+  // `.headerflags` do). Other ISAs ignore it.
   uint32_t sm;
 } TexlateOptions;
 

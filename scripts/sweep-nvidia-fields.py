@@ -31,7 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 ORACLE = os.environ.get('NVDISASM_WORDS',
                         os.path.join(ROOT, '../shared/oracles/nvidia/nvdisasm-words'))
-SMS = ['SM50', 'SM52', 'SM53', 'SM60', 'SM61']
+SMS = ['SM50', 'SM52', 'SM53', 'SM60', 'SM61', 'SM62']
 MASK64 = (1 << 64) - 1
 
 

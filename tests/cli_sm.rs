@@ -50,7 +50,7 @@ fn disasm_hex_reads_for_the_sm() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("SM50, SM52, SM53, SM60, SM61"),
+        stderr(&o).contains("SM50, SM52, SM53, SM60, SM61, SM62"),
         "{}",
         stderr(&o)
     );

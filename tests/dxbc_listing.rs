@@ -257,3 +257,32 @@ fn texture_instructions_survive_text_binary_text() {
             .join("\n")
     );
 }
+
+/// The inputs of a vertex array (a geometry shader's `v[vertex][register]`, a domain or hull
+/// shader's `vicp[point][register]`) print with both indices bracketed, as vkd3d-shader
+/// (Wine's D3DDisassemble) prints them; they printed `v1[0]` before, which fxc and Wine do
+/// not. Assembled, decoded and printed back: the fixture's text.
+#[test]
+fn vertex_array_inputs_print_both_indices_bracketed() {
+    for (name, text, operand) in [
+        (
+            "gs_vertex_inputs.asm",
+            include_str!("cases/dxbc/gs_vertex_inputs.asm"),
+            "v[1][1].xyxx",
+        ),
+        (
+            "ds_control_points.asm",
+            include_str!("cases/dxbc/ds_control_points.asm"),
+            "vicp[2][0].xyzw",
+        ),
+    ] {
+        let program = dxbc::parse_text(text).unwrap();
+        let blob = texlate::encode(texlate::Isa::Dxbc, &program, texlate::Form::Binary).unwrap();
+        let back = texlate::decode(texlate::Isa::Dxbc, &blob).unwrap();
+        let printed = texlate::encode(texlate::Isa::Dxbc, &back, texlate::Form::Text).unwrap();
+        let printed = String::from_utf8(printed).unwrap();
+        let body: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
+        assert_eq!(printed, body, "{name}");
+        assert!(printed.contains(operand), "{name}: {printed}");
+    }
+}

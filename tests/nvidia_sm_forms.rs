@@ -98,12 +98,12 @@ fn translation_refuses_f16_results_naming_them() {
 }
 
 /// `TXD.LC` (SM52 on): the IR has no place for TXD's LOD clamp (where TXD reads it is not
-/// known), so the word is refused as `.F16` words are, naming `.LC`, where it dropped the bit
-/// before (the whole path wrote the word back without it, the streamed path unchanged): its
-/// listing line prints `.LC`, re-encoding and the streamed re-encoding refuse it alike, and
-/// translation refuses it.
+/// known), so the word is not lifted (it dropped the bit when it was: the whole path wrote
+/// the word back without it) but kept as read, as `.F16` words are: its listing line prints
+/// `.LC`, re-encoding (whole and streamed) gives the word back with its bit, and
+/// translation refuses it naming `.LC`.
 #[test]
-fn txd_lod_clamp_is_refused_not_dropped() {
+fn txd_lod_clamp_is_kept_as_read_and_refused_by_translation() {
     let word: u64 = 0xde3c_0007_a087_0400; // TXD.LC R0, R4, R8, 0x0, 2D, 0xf
     let control: u64 = 0x001f_8000_fc00_07e0;
     let nop: u64 = 0x50b0_0000_0007_0f00;
@@ -112,32 +112,140 @@ fn txd_lod_clamp_is_refused_not_dropped() {
         .flat_map(|w| w.to_le_bytes())
         .collect();
     let p = texlate::decode_with(Isa::Nvidia, &stream, read(Sm::SM52)).unwrap();
+    assert_eq!(p.tex_instrs().count(), 0, "TXD.LC is not lifted");
     let text = texlate::encode(Isa::Nvidia, &p, texlate::Form::Text).unwrap();
     let text = String::from_utf8(text).unwrap();
     assert!(text.contains("TXD.LC R0, R4, R8, 0x0, 2D, 0xf"), "{text}");
-    let whole = texlate::encode(Isa::Nvidia, &p, texlate::Form::Binary);
-    match &whole {
-        Err(Error::Validation(v)) => {
-            assert!(v.rule == ".LC" && v.detail.contains("TXD.LC"), "{v:?}")
-        }
-        other => panic!("{other:?}"),
-    }
+    let whole = texlate::encode(Isa::Nvidia, &p, texlate::Form::Binary).unwrap();
+    assert_eq!(whole, stream);
     let mut out = Vec::new();
-    let streamed = texlate::stream::transcode(
+    texlate::stream::transcode(
         Isa::Nvidia,
         &mut std::io::Cursor::new(&stream),
         read(Sm::SM52),
         texlate::Form::Binary,
         &mut out,
-    );
-    match streamed {
-        Err(texlate::stream::StreamError::Codec(e)) => assert_eq!(Err(e), whole),
-        other => panic!("{other:?}"),
-    }
+    )
+    .unwrap();
+    assert_eq!(out, stream);
     let mut o = texlate::translate::Options::new(Isa::Nvidia, Isa::Dxbc);
     o.read = read(Sm::SM52);
     match texlate::translate::translate(&stream, &o) {
         Err(e) => assert!(e.to_string().contains(".LC"), "{e}"),
         Ok(t) => panic!("translated: {}", String::from_utf8_lossy(&t.output)),
+    }
+}
+
+fn case_bytes(name: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cases/nvidia")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The streamed identity of `input` read as `read` says, to `emit`: its output or error.
+fn streamed(input: &[u8], read: ReadOptions, emit: texlate::Form) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::new();
+    match texlate::stream::transcode(
+        Isa::Nvidia,
+        &mut std::io::Cursor::new(input),
+        read,
+        emit,
+        &mut out,
+    ) {
+        Ok(_) => Ok(out),
+        Err(texlate::stream::StreamError::Codec(e)) => Err(e),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The whole path's identity of `input`: its output or error.
+fn whole(input: &[u8], read: ReadOptions, emit: texlate::Form) -> Result<Vec<u8>, Error> {
+    texlate::decode_with(Isa::Nvidia, input, read)
+        .and_then(|p| texlate::encode(Isa::Nvidia, &p, emit))
+}
+
+/// A cubin is read for the SM its ELF flags name (`EF_CUDA_SM60`: the low byte of
+/// `e_flags`), as nvdisasm reads a cubin, whatever `--sm` says (it is for inputs that name
+/// none): ptxas's sm_53 and sm_60 cubins decode without options, every path alike; a cubin
+/// for an SM texlate does not read (Volta's 128-bit encoding) is refused at `e_flags`.
+#[test]
+fn cubins_are_read_for_the_sm_their_elf_flags_name() {
+    for (name, sm) in [
+        ("sm53_forms.sm_53.cubin", Sm::SM53),
+        ("sparse.sm_60.cubin", Sm::SM60),
+    ] {
+        let bytes = case_bytes(name);
+        for given in [Sm::SM50, sm, Sm::SM62] {
+            let p = texlate::decode_with(Isa::Nvidia, &bytes, read(given)).unwrap();
+            let text = texlate::encode(Isa::Nvidia, &p, texlate::Form::Text).unwrap();
+            let listing = String::from_utf8(text).unwrap();
+            assert!(
+                listing.contains(".F16") || listing.contains("TEX.P P0"),
+                "{listing}"
+            );
+            for emit in [texlate::Form::Text, texlate::Form::Binary] {
+                let w = whole(&bytes, read(given), emit).unwrap();
+                assert_eq!(streamed(&bytes, read(given), emit), Ok(w.clone()), "{name}");
+                if emit == texlate::Form::Binary {
+                    assert_eq!(w, bytes, "{name}: the identity gives the cubin back");
+                }
+            }
+        }
+        // Volta and later: refused where the flags are.
+        let mut volta = bytes.clone();
+        volta[0x30] = 75;
+        for emit in [texlate::Form::Text, texlate::Form::Binary] {
+            let e = whole(&volta, read(sm), emit).unwrap_err();
+            assert!(e.to_string().contains("SM75"), "{e}");
+            assert!(e.to_string().contains("0x30"), "{e}");
+            assert_eq!(streamed(&volta, read(sm), emit), Err(e));
+        }
+    }
+}
+
+/// `.headerflags @"... EF_CUDA_SM60 ..."` (nvdisasm and cuobjdump print it ahead of each
+/// cubin's or function's code) sets the SM of the lines after it; every path reads it alike.
+#[test]
+fn listings_are_read_for_the_sm_their_headerflags_name() {
+    let flags = |sm: &str| {
+        format!(
+            "\t.headerflags\t@\"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_{sm} \
+             EF_CUDA_VIRTUAL_SM(EF_CUDA_SM50)\"\n"
+        )
+    };
+    for (name, sm, _) in FIXTURES {
+        let body = case(name);
+        let named = format!("{}{body}", flags(sm.name()));
+        let src = named.as_bytes();
+        let w = whole(src, read(Sm::SM50), texlate::Form::Text).unwrap();
+        assert_eq!(w, src, "{name}: the identity gives the listing back");
+        assert_eq!(streamed(src, read(Sm::SM50), texlate::Form::Text), Ok(w));
+        // An SM50 cubin's code after this one's: its SM is read from its own flags, and the
+        // later-SM forms are refused there, at their line.
+        let two = format!("{named}{}{body}", flags("SM50"));
+        let e = whole(two.as_bytes(), read(sm), texlate::Form::Text).unwrap_err();
+        match &e {
+            Error::Parse(p) => {
+                assert!(p.line as usize > named.lines().count(), "{e:?}");
+                assert!(p.expected.contains("needs SM52 or later"), "{e:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            streamed(two.as_bytes(), read(sm), texlate::Form::Text),
+            Err(e)
+        );
+        // Code of an SM texlate does not read is refused at its flags.
+        let volta = format!("// a listing\n{}{body}", flags("SM75"));
+        let e = whole(volta.as_bytes(), read(sm), texlate::Form::Text).unwrap_err();
+        match &e {
+            Error::Parse(p) => assert_eq!((p.line, p.column), (2, 2), "{e:?}"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            streamed(volta.as_bytes(), read(sm), texlate::Form::Text),
+            Err(e)
+        );
     }
 }

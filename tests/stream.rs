@@ -1221,7 +1221,11 @@ fn visa_containers_are_refused_as_the_whole_program_path_refuses_them() {
     let mut paths = files(Path::new("tests/cases/visa"), ".isa");
     if let Some(root) = support::corpus("intel/dumps") {
         let corpus = files(&root, ".isa");
-        assert!(!corpus.is_empty(), "no .isa containers under {}", root.display());
+        assert!(
+            !corpus.is_empty(),
+            "no .isa containers under {}",
+            root.display()
+        );
         paths.extend(corpus);
     }
     assert!(paths.len() >= 4);

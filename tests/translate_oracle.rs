@@ -1046,7 +1046,7 @@ fn random_sources(seed: u64, n: usize) -> Option<Corpora> {
         };
         let codec = texlate::isa::codec(Isa::Nvidia);
         let runs = program.items.iter().all(|i| match i {
-            Item::Opaque(o) => codec.opaque_refusal(&program, o).is_none(),
+            Item::Opaque(o) => codec.opaque_untranslatable(&program, o).is_none(),
             _ => true,
         });
         if !runs || program.tex_instrs().count() == 0 {

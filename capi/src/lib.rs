@@ -43,7 +43,7 @@ pub const TEXLATE_ABI_VERSION: u32 = 2;
 pub const TEXLATE_ISA_VISA: u32 = 0;
 /// DirectX SM4/SM5 (fxc listings, token streams, DXBC containers).
 pub const TEXLATE_ISA_DXBC: u32 = 1;
-/// NVIDIA Maxwell/Pascal SM50..SM61 (nvdisasm listings, word streams, cubins).
+/// NVIDIA Maxwell/Pascal SM50..SM62 (nvdisasm listings, word streams, cubins).
 pub const TEXLATE_ISA_NVIDIA: u32 = 2;
 
 /// `TexlateOptions::sm`: NVIDIA SM50 (also 0, the default).
@@ -56,6 +56,8 @@ pub const TEXLATE_SM_53: u32 = 53;
 pub const TEXLATE_SM_60: u32 = 60;
 /// NVIDIA SM61.
 pub const TEXLATE_SM_61: u32 = 61;
+/// NVIDIA SM62 (Tegra X2): decodes as SM61.
+pub const TEXLATE_SM_62: u32 = 62;
 
 /// Output as text (a listing or kernel).
 pub const TEXLATE_EMIT_TEXT: u32 = 0;
@@ -117,8 +119,9 @@ pub struct TexlateOptions {
     /// Gradient samples without a native form: `TEXLATE_GRAD_EXACT` (0),
     /// `TEXLATE_GRAD_APPROX` or `TEXLATE_GRAD_ERROR`.
     pub grad: u32,
-    /// The NVIDIA side's architecture (`--sm`): `TEXLATE_SM_50` (or 0), `_52`, `_53`, `_60`
-    /// or `_61`. Other ISAs ignore it.
+    /// The NVIDIA side's architecture (`--sm`): `TEXLATE_SM_50` (or 0), `_52`, `_53`, `_60`,
+    /// `_61` or `_62`, for inputs that do not name theirs (a cubin's ELF flags and a listing's
+    /// `.headerflags` do). Other ISAs ignore it.
     pub sm: u32,
 }
 
@@ -161,6 +164,7 @@ fn sm(code: u32) -> Option<Sm> {
         TEXLATE_SM_53 => Some(Sm::SM53),
         TEXLATE_SM_60 => Some(Sm::SM60),
         TEXLATE_SM_61 => Some(Sm::SM61),
+        TEXLATE_SM_62 => Some(Sm::SM62),
         _ => None,
     }
 }
@@ -309,7 +313,9 @@ unsafe fn translate_inner(
         _ => return TexlateResult::invalid("simd is 8 or 16"),
     };
     let Some(sm) = sm(o.sm) else {
-        return TexlateResult::invalid("unknown sm code (TEXLATE_SM_50, _52, _53, _60 or _61)");
+        return TexlateResult::invalid(
+            "unknown sm code (TEXLATE_SM_50, _52, _53, _60, _61 or _62)",
+        );
     };
     let grad = match o.grad {
         TEXLATE_GRAD_EXACT => GradPolicy::Exact,
@@ -549,6 +555,7 @@ mod tests {
             (TEXLATE_SM_50, TexlateStatus::Parse),
             (TEXLATE_SM_52, TexlateStatus::Ok),
             (TEXLATE_SM_61, TexlateStatus::Ok),
+            (TEXLATE_SM_62, TexlateStatus::Ok),
             (51, TexlateStatus::InvalidArgument),
         ] {
             options.sm = sm;

@@ -71,7 +71,7 @@ enum IsaArg {
     Visa,
     /// DirectX SM4/SM5 (fxc listings, token streams, DXBC containers).
     Dxbc,
-    /// NVIDIA Maxwell/Pascal SM50–SM61 (nvdisasm listings, word streams, cubins; see --sm).
+    /// NVIDIA Maxwell/Pascal SM50–SM62 (nvdisasm listings, word streams, cubins; see --sm).
     Nvidia,
 }
 
@@ -121,9 +121,11 @@ struct ReadArgs {
 /// The NVIDIA architecture option.
 #[derive(clap::Args, Clone, Copy)]
 struct SmArg {
-    /// NVIDIA architecture, by nvdisasm's name: SM50, SM52, SM53, SM60 or SM61. Decides which
-    /// forms and fields NVIDIA words decode to and instructions may encode as (SM52+: the
-    /// sparse predicate, .LC, TEXS/TLDS/TLD4S .F16; SM60+: .RTZ). Other ISAs ignore it.
+    /// NVIDIA architecture, by nvdisasm's name: SM50, SM52, SM53, SM60, SM61 or SM62. Decides
+    /// which forms and fields NVIDIA words decode to and instructions may encode as (SM52+:
+    /// the sparse predicate, .LC, TEXS/TLDS/TLD4S .F16; SM60+: .RTZ), for inputs that do not
+    /// name their SM: a cubin is read for the SM of its ELF flags and a listing for the SM of
+    /// its `.headerflags` line, as nvdisasm reads a cubin. Other ISAs ignore it.
     #[arg(long, value_name = "SM", default_value = "SM50")]
     sm: isa::nvidia::Sm,
 }
@@ -856,10 +858,11 @@ fn run(cli: Cli, color: bool) -> Result<(), Failure> {
             warn_igc_relaxations(isa, &source.bytes, read.into());
             let mut program = texlate::decode_with(isa, &source.bytes, read.into())
                 .map_err(|e| source.fail(isa, None, e))?;
-            // A texture instruction that decodes but cannot run has no IR to print.
+            // A texture instruction that decodes but cannot run, or that the IR does not model,
+            // has no IR to print.
             let codec = isa::codec(isa);
             if let Some(e) = program.items.iter().find_map(|i| match i {
-                ir::Item::Opaque(o) => codec.opaque_refusal(&program, o),
+                ir::Item::Opaque(o) => codec.opaque_untranslatable(&program, o),
                 _ => None,
             }) {
                 return Err(source.fail(isa, None, e));

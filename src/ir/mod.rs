@@ -28,7 +28,7 @@ pub enum Isa {
     Visa,
     /// DirectX Shader Model 4/5 token stream (DXBC "TPF").
     Dxbc,
-    /// NVIDIA Maxwell/Pascal SASS (SM50–SM61).
+    /// NVIDIA Maxwell/Pascal SASS (SM50–SM62).
     Nvidia,
 }
 

@@ -112,6 +112,13 @@ pub trait Codec: Sync {
         let _ = (program, item);
         None
     }
+    /// What cross translation must refuse rather than carry as a comment:
+    /// [`Codec::opaque_refusal`], and the texture instructions the source decodes and the
+    /// hardware runs but the IR does not model (NVIDIA `.F16`, `TXD.LC`: identity paths keep
+    /// them as read).
+    fn opaque_untranslatable(&self, program: &Program, item: &crate::ir::Opaque) -> Option<Error> {
+        self.opaque_refusal(program, item)
+    }
     /// Prints the encoding of each instruction as hex, one instruction per line.
     fn print_hex(&self, program: &Program) -> Result<String, Error>;
     /// Encodes a program as its bare instruction stream without a container
@@ -330,7 +337,7 @@ pub fn alu_unsupported(a: &AluInstr, isa: Isa) -> Error {
 /// `texlate ops`).
 pub fn op_table_markdown() -> String {
     format!(
-        "### Intel vISA\n\n{}\n### DirectX SM4/SM5 (DXBC)\n\n{}\n### NVIDIA Maxwell/Pascal (SM50–SM61)\n\n{}",
+        "### Intel vISA\n\n{}\n### DirectX SM4/SM5 (DXBC)\n\n{}\n### NVIDIA Maxwell/Pascal (SM50–SM62)\n\n{}",
         codec(Isa::Visa).readme_table(),
         codec(Isa::Dxbc).readme_table(),
         codec(Isa::Nvidia).readme_table()

@@ -9,6 +9,12 @@ pub trait TextOut {
     fn push_text(&mut self, s: &str);
     /// Appends one ASCII byte.
     fn push_ascii(&mut self, b: u8);
+    /// Appends ASCII bytes (digits, padding or a text printed before).
+    fn push_ascii_slice(&mut self, ascii: &[u8]) {
+        for &b in ascii {
+            self.push_ascii(b);
+        }
+    }
     /// The length in bytes.
     fn text_len(&self) -> usize;
     /// Overwrites the ASCII text at byte `at` with `ascii`, as long (a field printed at a
@@ -37,6 +43,9 @@ impl TextOut for Vec<u8> {
     }
     fn push_ascii(&mut self, b: u8) {
         self.push(b);
+    }
+    fn push_ascii_slice(&mut self, ascii: &[u8]) {
+        self.extend_from_slice(ascii);
     }
     fn text_len(&self) -> usize {
         self.len()
@@ -70,12 +79,20 @@ impl<'a> Matches<'a> {
     pub fn all(&self) -> bool {
         self.same && self.len == self.text.len()
     }
+
+    /// Whether everything printed so far is the text's start.
+    pub fn so_far(&self) -> bool {
+        self.same
+    }
 }
 
 impl TextOut for Matches<'_> {
     fn push_text(&mut self, s: &str) {
-        let end = self.len + s.len();
-        self.same &= self.text.get(self.len..end) == Some(s.as_bytes());
+        self.push_ascii_slice(s.as_bytes());
+    }
+    fn push_ascii_slice(&mut self, bytes: &[u8]) {
+        let end = self.len + bytes.len();
+        self.same &= self.text.get(self.len..end) == Some(bytes);
         self.len = end;
     }
     fn push_ascii(&mut self, b: u8) {
@@ -144,7 +161,9 @@ pub fn push_hex_width(out: &mut (impl TextOut + ?Sized), n: u64, min: u32) {
 pub fn push_hex_digits(out: &mut (impl TextOut + ?Sized), n: u64, min: u32) {
     let digits = (64 - n.leading_zeros()).div_ceil(4).max(min);
     for k in (0..digits).rev() {
-        out.push_ascii(HEX_DIGITS[((n >> (4 * k)) & 0xf) as usize]);
+        // Digits past a `u64`'s 16 are zeros.
+        let digit = n.checked_shr(4 * k).unwrap_or(0) & 0xf;
+        out.push_ascii(HEX_DIGITS[digit as usize]);
     }
 }
 
@@ -171,7 +190,8 @@ const HEX_PAIRS: [[u8; 2]; 256] = {
 
 /// Appends `n` as `{:#018x}` prints it (`0x` and 16 digits).
 pub fn push_hex16(out: &mut (impl TextOut + ?Sized), n: u64) {
-    push_hex_width(out, n, 16);
+    out.push_text("0x");
+    out.push_ascii_slice(&hex16_digits(n));
 }
 
 #[cfg(test)]
@@ -197,6 +217,9 @@ mod tests {
             s.clear();
             push_decimal_width(&mut s, n, 4);
             assert_eq!(s, format!("{n:04}"));
+            s.clear();
+            push_hex_width(&mut s, n, 20);
+            assert_eq!(s, format!("{n:#022x}"));
         }
         for n in [
             0u64,

@@ -409,9 +409,9 @@ fn lower(mut source: Program, options: &Options, keep_source: bool) -> Result<Lo
     for item in source_items {
         if let Item::Opaque(o) = &*item {
             // A texture instruction the source decodes but the hardware cannot run
-            // (NVIDIA: a reserved INVALID… value, a vector past R254) is refused, not
-            // carried as a comment.
-            if let Some(e) = source_codec.opaque_refusal(&source, o) {
+            // (NVIDIA: a reserved INVALID… value, a vector past R254) or the IR does not
+            // model (`.F16`) is refused, not carried as a comment.
+            if let Some(e) = source_codec.opaque_untranslatable(&source, o) {
                 return Err(e);
             }
             non_texture += 1;

@@ -105,6 +105,19 @@ fn is_range(t: &Tables, op: &Operand) -> bool {
     has_range_prefix && (op.indices.len() >= 3 || (op.ty != 8 && op.indices.len() == 2))
 }
 
+/// Whether `op`'s first index is printed in brackets: `icb`, a 2D-indexed input (a geometry
+/// or hull shader's per-vertex inputs) and an input control point (`vicp`).
+fn brackets_first_index(op: &Operand) -> bool {
+    const INPUT: u8 = 1;
+    const IMMEDIATE_CONSTANT_BUFFER: u8 = 9;
+    const INPUT_CONTROL_POINT: u8 = 25;
+    match op.ty {
+        IMMEDIATE_CONSTANT_BUFFER | INPUT_CONTROL_POINT => true,
+        INPUT => op.indices.len() >= 2,
+        _ => false,
+    }
+}
+
 fn index(out: &mut String, t: &Tables, idx: &Index) {
     if let Some(rel) = &idx.rel {
         // fxc prints a purely relative index with `+ 0` too (`x0[r0.x + 0]`).
@@ -129,9 +142,11 @@ fn register(out: &mut String, t: &Tables, op: &Operand, range: bool) {
         }
     }
     let mut rest = op.indices.iter();
-    // icb[...] brackets its only index; every other register glues an immediate first
-    // index to its name (r0, cb0[3], x1[r0.x + 2]).
-    if op.ty != 9 {
+    // icb[...] brackets its only index, and so do the control points of a vertex array (a
+    // geometry or hull shader's `v[3][0]`, `vicp[2][1]`: the vertex, then the register, as
+    // vkd3d-shader prints them); every other register glues an immediate first index to its
+    // name (r0, cb0[3], x1[r0.x + 2]).
+    if !brackets_first_index(op) {
         if let Some(first) = op.indices.first() {
             if first.rel.is_none() {
                 push_decimal(out, first.imm);

@@ -52,7 +52,9 @@ pub(super) fn decode_at(
 /// The refusal of a word that decodes but is no instruction the hardware runs (a reserved
 /// value nvdisasm spells `INVALID…`, a register vector past R254, a form without a
 /// parameter layout): validation, at its byte offset, naming the instruction as nvdisasm
-/// prints it. `disasm` prints such words; lifting, `asm` and translation refuse them.
+/// prints it. `disasm` prints such words; lifting, `asm` and translation refuse them. A word
+/// the hardware runs but the IR does not model ([`super::lift::not_modelled`]) is refused
+/// by lifting and cross translation alike, and said so.
 pub(super) fn invalid_word_error(
     inst: &NvInst,
     word: u64,
@@ -62,19 +64,30 @@ pub(super) fn invalid_word_error(
     // The instruction as the word alone prints (the phase lives in the control word).
     let mut plain = inst.clone();
     plain.phase = 0;
+    let what = if super::lift::runs(inst).is_ok() {
+        "runs, but is not modelled"
+    } else {
+        "decodes but cannot run"
+    };
     Error::Validation(ValidationError {
         location: Location::Binary { offset },
         rule: e.field,
         detail: format!(
-            "`{}` (word {word:#018x}) decodes but cannot run: {}",
+            "`{}` (word {word:#018x}) {what}: {}",
             super::print_inst(&plain),
             e.reason
         ),
     })
 }
 
-/// [`super::lift::check`] of a decoded word, as [`invalid_word_error`].
+/// [`super::lift::runs`] of a decoded word, as [`invalid_word_error`].
 pub(super) fn check_runs(inst: &NvInst, word: u64, offset: usize) -> Result<(), Error> {
+    super::lift::runs(inst).map_err(|e| invalid_word_error(inst, word, offset, e))
+}
+
+/// [`check_runs`], and refused too when the IR does not model it
+/// ([`super::lift::not_modelled`]): what cross translation carries.
+fn check_lifts(inst: &NvInst, word: u64, offset: usize) -> Result<(), Error> {
     super::lift::check(inst).map_err(|e| invalid_word_error(inst, word, offset, e))
 }
 
@@ -102,10 +115,16 @@ pub(super) fn opaque_texture(o: &Opaque, sm: Sm) -> Option<(NvInst, u64)> {
 }
 
 /// The refusal of an opaque item that is a texture instruction the hardware cannot run
-/// (encoding and translation refuse what `disasm` prints).
-pub(super) fn opaque_refusal(o: &Opaque, sm: Sm) -> Option<Error> {
+/// (encoding and translation refuse what `disasm` prints); with `lifts`, also of one the IR
+/// does not model (cross translation cannot carry it as a comment).
+pub(super) fn opaque_refusal(o: &Opaque, sm: Sm, lifts: bool) -> Option<Error> {
+    let check = if lifts {
+        super::lift::check
+    } else {
+        super::lift::runs
+    };
     if let Some((inst, column)) = super::listing::opaque_text_inst(o) {
-        let e = super::lift::check(&inst).err()?;
+        let e = check(&inst).err()?;
         return Some(Error::Validation(ValidationError {
             location: Location::Text {
                 line: o.span.line,
@@ -116,7 +135,11 @@ pub(super) fn opaque_refusal(o: &Opaque, sm: Sm) -> Option<Error> {
         }));
     }
     let (inst, word) = opaque_texture(o, sm)?;
-    check_runs(&inst, word, o.span.offset).err()
+    if lifts {
+        check_lifts(&inst, word, o.span.offset).err()
+    } else {
+        check_runs(&inst, word, o.span.offset).err()
+    }
 }
 
 /// The word and phase of an opaque listing line holding a texture instruction texlate keeps
@@ -259,7 +282,11 @@ fn decode_stream(data: &[u8], base: usize, items: &mut Vec<Item>, sm: Sm) -> Res
 }
 
 /// The `.text.*` sections of a cubin: each one's header and its bytes.
-pub(super) fn cubin_sections(bytes: &[u8]) -> Result<Vec<(TextSection, &[u8])>, Error> {
+/// A cubin's `.text.*` sections and the SM its code is read for: the one its ELF flags name
+/// (`EF_CUDA_SM61`: the low byte of `e_flags`, as nvdisasm reads a cubin), else `sm`. A
+/// cubin for an SM texlate does not read (Volta and later encode 128-bit instructions) is
+/// refused.
+pub(super) fn cubin_sections(bytes: &[u8], sm: Sm) -> Result<(Sm, CubinSections<'_>), Error> {
     let elf_error = |e: object::Error| DecodeError {
         offset: 0,
         reason: format!("not a readable ELF file: {e}"),
@@ -278,6 +305,10 @@ pub(super) fn cubin_sections(bytes: &[u8]) -> Result<Vec<(TextSection, &[u8])>, 
         &copy[start..start + bytes.len()]
     };
     let file = object::File::parse(elf).map_err(elf_error)?;
+    let sm = match file.flags() {
+        object::FileFlags::Elf { e_flags, .. } => cubin_sm(e_flags, sm)?,
+        _ => sm,
+    };
     let mut sections = Vec::new();
     for section in file.sections() {
         let name = section.name().map_err(elf_error)?;
@@ -298,8 +329,32 @@ pub(super) fn cubin_sections(bytes: &[u8]) -> Result<Vec<(TextSection, &[u8])>, 
             &bytes[at..at + data.len()],
         ));
     }
-    Ok(sections)
+    Ok((sm, sections))
 }
+
+/// A cubin's `.text.*` sections, each with its bytes.
+pub(super) type CubinSections<'a> = Vec<(TextSection, &'a [u8])>;
+
+/// The SM of a cubin's ELF `e_flags` (`EF_CUDA_SM` is its low byte; 0 names none: `sm`).
+fn cubin_sm(e_flags: u32, sm: Sm) -> Result<Sm, Error> {
+    match e_flags & 0xff {
+        0 => Ok(sm),
+        n => Sm::from_number(n).ok_or_else(|| {
+            DecodeError {
+                offset: ELF64_E_FLAGS,
+                reason: format!(
+                    "a cubin for SM{n} (ELF e_flags {e_flags:#x}): texlate reads Maxwell and \
+                     Pascal code, {}",
+                    Sm::ALL.map(Sm::name).join(", ")
+                ),
+            }
+            .into()
+        }),
+    }
+}
+
+/// Where a 64-bit ELF header holds `e_flags`.
+const ELF64_E_FLAGS: usize = 0x30;
 
 /// The alignment `object` needs of an ELF file's bytes (its 64-bit headers' fields).
 const ELF_ALIGN: usize = 8;
@@ -313,7 +368,8 @@ pub(super) fn decode(bytes: &[u8], sm: Sm) -> Result<Program, Error> {
         return Ok(program);
     }
     let mut sections = Vec::new();
-    for (section, data) in cubin_sections(bytes)? {
+    let (sm, cubin) = cubin_sections(bytes, sm)?;
+    for (section, data) in cubin {
         decode_stream(data, section.offset, &mut program.items, sm)?;
         sections.push(section);
     }
@@ -376,7 +432,7 @@ fn words(p: &Program) -> Result<Vec<Word>, Error> {
                         });
                     }
                 } else {
-                    if let Some(e) = opaque_refusal(o, sm) {
+                    if let Some(e) = opaque_refusal(o, sm, false) {
                         return Err(e);
                     }
                     out.push(Word {
@@ -464,7 +520,7 @@ fn bundle(p: &Program) -> Result<Vec<u64>, Error> {
                         )));
                     }
                 } else {
-                    if let Some(e) = opaque_refusal(o, program_sm(p)) {
+                    if let Some(e) = opaque_refusal(o, program_sm(p), false) {
                         return Err(e);
                     }
                     insts.push((opaque_bytes_word(o)?, 0));
@@ -566,7 +622,7 @@ pub(super) fn instruction_words(p: &Program) -> Result<Vec<u64>, Error> {
             match item {
                 Item::Tex(t) => out.push(emit_inst(t)?.1),
                 Item::Opaque(o) if o.text.is_none() => {
-                    if let Some(e) = opaque_refusal(o, program_sm(p)) {
+                    if let Some(e) = opaque_refusal(o, program_sm(p), false) {
                         return Err(e);
                     }
                     out.push(opaque_bytes_word(o)?)

@@ -237,7 +237,21 @@ fn needs_sm(field: &'static str, what: &str, first: Sm, sm: Sm) -> FieldError {
     )
 }
 
-fn decode_form(form: &Form, word: u64, sm: Sm) -> Result<NvInst, FieldError> {
+/// [`decode_word_on`] of a word of `form` (`form.mask` bits `form.value`).
+pub(super) fn decode_form(form: &Form, word: u64, sm: Sm) -> Result<NvInst, FieldError> {
+    let mut inst = NvInst::new(form.op, form.bindless);
+    decode_form_into(form, word, sm, &mut inst)?;
+    Ok(inst)
+}
+
+/// [`decode_form`] into `inst`, which holds `NvInst::new(form.op, form.bindless)` (the
+/// streams' accept path decodes in place: a returned instruction was copied twice).
+pub(super) fn decode_form_into(
+    form: &Form,
+    word: u64,
+    sm: Sm,
+    inst: &mut NvInst,
+) -> Result<(), FieldError> {
     let t = table();
     if sm < form.sm {
         return Err(needs_sm("opcode", &form_name(form), form.sm, sm));
@@ -252,7 +266,6 @@ fn decode_form(form: &Form, word: u64, sm: Sm) -> Result<NvInst, FieldError> {
             ),
         ));
     }
-    let mut inst = NvInst::new(form.op, form.bindless);
     inst.f16 = form.f16;
     inst.raw = word & form.free_bits_on(sm);
     let mut comps = None;
@@ -358,7 +371,7 @@ fn decode_form(form: &Form, word: u64, sm: Sm) -> Result<NvInst, FieldError> {
             }
         }
     }
-    Ok(inst)
+    Ok(())
 }
 
 /// Why `inst` decodes but is no instruction the hardware runs: a reserved value nvdisasm

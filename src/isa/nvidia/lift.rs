@@ -70,14 +70,34 @@ fn vector(base: u8, n: usize, operand: &'static str) -> Result<Vec<Scalar>, Fiel
 ///
 /// It also refuses what decodes but the hardware cannot run (validation, not decoding: `disasm`
 /// prints these words as nvdisasm does): a reserved value nvdisasm spells `INVALID…`
-/// ([`invalid_value`]), and the `.F16` forms, whose packed half-precision results the IR
-/// does not model.
+/// ([`invalid_value`]); and what the hardware runs but the IR does not model
+/// ([`not_modelled`]: `.F16`, `TXD.LC`).
 pub fn check(inst: &NvInst) -> Result<(), FieldError> {
     if let Some(e) = invalid_value(inst) {
         return Err(e);
     }
+    if let Some(e) = not_modelled(inst) {
+        return Err(e);
+    }
+    check_vectors(inst)
+}
+
+/// Checks that the hardware runs `inst`: [`check`] without [`not_modelled`]. What an
+/// identity path (`translate --from nvidia --to nvidia`, `asm`) refuses; it keeps the
+/// instructions the IR does not model as they were read.
+pub fn runs(inst: &NvInst) -> Result<(), FieldError> {
+    if let Some(e) = invalid_value(inst) {
+        return Err(e);
+    }
+    check_vectors(inst)
+}
+
+/// What the hardware runs but the IR cannot hold: the `.F16` forms (half-precision results
+/// packed two per register) and `TXD.LC`. Read, printed and re-encoded as they are;
+/// refused by cross translation.
+pub fn not_modelled(inst: &NvInst) -> Option<FieldError> {
     if inst.f16 {
-        return Err(FieldError {
+        return Some(FieldError {
             field: ".F16",
             reason: format!(
                 "{}.F16 writes half-precision results packed two per register, which the IR \
@@ -90,13 +110,18 @@ pub fn check(inst: &NvInst) -> Result<(), FieldError> {
     // decodes the bit from SM52 on) reads its clamp is not known, so the IR could not keep
     // it and a re-encoding would drop the bit: the word stays as read instead.
     if inst.op == OpClass::TXD && inst.lc {
-        return Err(FieldError {
+        return Some(FieldError {
             field: ".LC",
             reason: "TXD.LC clamps the LOD with a value whose place among TXD's parameter \
                      registers is not known (disasm and asm read it; translation refuses it)"
                 .to_string(),
         });
     }
+    None
+}
+
+/// The register vectors of `inst` fit below RZ, and its form has a slot order.
+fn check_vectors(inst: &NvInst) -> Result<(), FieldError> {
     let (ra, rb) = param_counts(inst).ok_or_else(no_target)?;
     check_vector(inst.ra, ra, "Ra")?;
     check_vector(inst.rb, rb, "Rb")?;

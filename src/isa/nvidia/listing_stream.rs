@@ -27,7 +27,8 @@ use std::io::{self, SeekFrom, Write};
 
 use super::listing::Accepted;
 use super::listing::{
-    accept_line, apply_patch, read_item, write_tex_lines, Layout, ListingItem, Phases, Taken,
+    accept_line, apply_patch, headerflags_sm, read_item, write_tex_lines, Layout, ListingItem,
+    Phases, Taken,
 };
 use super::table::Sm;
 use super::text::write_inst;
@@ -289,7 +290,7 @@ impl Held<'_> {
 pub(super) fn transcode(
     input: &mut dyn Input,
     out: &mut dyn Write,
-    sm: Sm,
+    mut sm: Sm,
 ) -> Result<Option<Stats>, StreamError> {
     let Some(survey) = survey(input)? else {
         return Ok(None);
@@ -331,6 +332,13 @@ pub(super) fn transcode(
             } else {
                 match read_item(line, pair.next.map(|(l, _)| l), line_no, sm)? {
                     ListingItem::Kept { .. } => {
+                        if let Some(named) = headerflags_sm(line, line_no)? {
+                            if named != sm {
+                                // The lines taken before were taken for the other SM.
+                                seen = Taken::new();
+                            }
+                            sm = named;
+                        }
                         phases.kept_line(line, Some(start));
                         held.buf.extend_from_slice(line.as_bytes());
                         1
@@ -387,7 +395,7 @@ fn settle_ahead(
     held: &mut Held,
     phases: &mut Phases,
     mut line_no: u32,
-    sm: Sm,
+    mut sm: Sm,
 ) -> Result<(), StreamError> {
     let at = lines.offset();
     let mut ahead = *phases;
@@ -396,6 +404,7 @@ fn settle_ahead(
             line_no = line_no.saturating_add(1);
             let taken = match read_item(pair.line, pair.next.map(|(l, _)| l), line_no, sm)? {
                 ListingItem::Kept { .. } => {
+                    sm = headerflags_sm(pair.line, line_no)?.unwrap_or(sm);
                     ahead.kept_line(pair.line, None);
                     1
                 }

@@ -1,4 +1,4 @@
-//! NVIDIA Maxwell/Pascal SASS (SM50–SM61, `--sm`) texture instructions: nvdisasm text, 64-bit words with
+//! NVIDIA Maxwell/Pascal SASS (SM50–SM62, `--sm`) texture instructions: nvdisasm text, 64-bit words with
 //! their bundle control words, raw instruction streams and cubin `.text` sections.
 //!
 //! Layers: [`table`] (the data of `mappings/nvidia.toml`), [`inst`] (one instruction field by
@@ -20,6 +20,7 @@ pub mod inst;
 mod lift;
 mod listing;
 mod listing_stream;
+mod mnemonic_text;
 pub mod mnemonics;
 pub mod packing;
 mod shapes;
@@ -312,7 +313,10 @@ impl crate::isa::Codec for NvidiaCodec {
         decode_hex_on(words, read.sm)
     }
     fn opaque_refusal(&self, program: &Program, item: &crate::ir::Opaque) -> Option<Error> {
-        binary::opaque_refusal(item, binary::program_sm(program))
+        binary::opaque_refusal(item, binary::program_sm(program), false)
+    }
+    fn opaque_untranslatable(&self, program: &Program, item: &crate::ir::Opaque) -> Option<Error> {
+        binary::opaque_refusal(item, binary::program_sm(program), true)
     }
     fn register_groups(&self, t: &TexInstr) -> Result<Vec<crate::isa::RegGroup>, Error> {
         emit_inst::register_groups(t)

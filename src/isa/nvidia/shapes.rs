@@ -251,8 +251,10 @@ impl Shapes {
             self.cannot_run.get_or_insert(e);
             return Ok(());
         }
-        // Accepted: so is its shape.
-        self.remember(key, form, &inst);
+        // Accepted: so is its shape, when it also lifts (the cache answers `lifts` too).
+        if super::lift::not_modelled(&inst).is_none() {
+            self.remember(key, form, &inst);
+        }
         Ok(())
     }
 

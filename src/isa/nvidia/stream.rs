@@ -16,8 +16,9 @@ use std::io::{self, SeekFrom, Write};
 
 use super::binary::{check_whole_words, cubin_sections, decode_at, phase_of, read_word, word_at};
 use super::binary::{Ctrl, StreamWord};
-use super::control::{BUNDLE_WORDS, WORD_BYTES};
+use super::control::{self, BUNDLE_WORDS, WORD_BYTES};
 use super::listing::{section_header, stream_column, stream_line};
+use super::mnemonic_text::Mnemonics;
 use super::shapes::Shapes;
 use super::table::Sm;
 use super::text::write_inst;
@@ -141,14 +142,43 @@ impl Recent {
     }
 }
 
+/// [`phase_of`] of `slot` (1..=3) in the control word of `ctrl`, through `phases`: the
+/// phases of the slots of the control word read last, as [`phase_of`] reads them (`None`: a
+/// reserved phase, [`phase_of`]'s error), read once per control word.
+fn bundle_phase(
+    phases: &mut Option<(u64, [Option<u8>; BUNDLE_WORDS])>,
+    ctrl: Ctrl,
+    slot: usize,
+) -> Result<u8, Error> {
+    let read = match *phases {
+        Some((c, read)) if c == ctrl.0 => read,
+        _ => {
+            let read = std::array::from_fn(|s| {
+                (s != 0)
+                    .then(|| control::phase_of(ctrl.0, s).ok())
+                    .flatten()
+            });
+            *phases = Some((ctrl.0, read));
+            read
+        }
+    };
+    match read[slot] {
+        Some(phase) => Ok(phase),
+        None => phase_of(ctrl, slot),
+    }
+}
+
 /// The state of one walk over a stream's words: pass 1 measures, pass 2 prints.
 struct Walk {
     sm: Sm,
     ctrl: Ctrl,
+    /// The phases of the control word read last ([`bundle_phase`]).
+    phases: Option<(u64, [Option<u8>; BUNDLE_WORDS])>,
     scratch: Vec<u8>,
     widest: usize,
     stats: Stats,
     recent: Recent,
+    mnemonics: Mnemonics,
 }
 
 impl Walk {
@@ -156,10 +186,12 @@ impl Walk {
         Walk {
             sm,
             ctrl: (0, 0),
+            phases: None,
             scratch: Vec::new(),
             widest: 0,
             stats: Stats::default(),
             recent: Recent::new(),
+            mnemonics: Mnemonics::new(),
         }
     }
 
@@ -174,8 +206,7 @@ impl Walk {
                     return Ok(false);
                 }
                 // A texture word read before: only its phase (from this bundle) can differ.
-                let phase = phase_of(self.ctrl, slot)?;
-                if phase == seen.phase {
+                if bundle_phase(&mut self.phases, self.ctrl, slot)? == seen.phase {
                     self.scratch.extend_from_slice(seen.text());
                     return Ok(true);
                 }
@@ -183,7 +214,7 @@ impl Walk {
         }
         match read_word(word, offset, index, &mut self.ctrl, self.sm)? {
             StreamWord::Tex(inst) => {
-                write_inst(&mut self.scratch, &inst);
+                self.mnemonics.write_inst(&mut self.scratch, &inst);
                 self.recent.put(word, inst.phase, &self.scratch);
                 Ok(true)
             }
@@ -251,7 +282,7 @@ pub(super) fn disasm(
 /// A cubin (read whole: an ELF file is read by its section headers), its `.text.*`
 /// sections printed word by word.
 fn disasm_cubin(bytes: &[u8], out: &mut dyn Write, sm: Sm) -> Result<Stats, StreamError> {
-    let sections = cubin_sections(bytes)?;
+    let (sm, sections) = cubin_sections(bytes, sm)?;
     let mut walk = Walk::new(sm);
     for (section, data) in &sections {
         check_whole_words(data.len(), section.offset)?;
@@ -363,8 +394,9 @@ fn transcode_binary(
 /// file written back as read (the whole-program path rewrites those sections in place with
 /// the same words).
 fn transcode_cubin(bytes: &[u8], out: &mut dyn Write, sm: Sm) -> Result<Stats, StreamError> {
+    let (sm, sections) = cubin_sections(bytes, sm)?;
     let mut shapes = Shapes::new(sm);
-    for (section, data) in cubin_sections(bytes)? {
+    for (section, data) in sections {
         check_whole_words(data.len(), section.offset)?;
         shapes.start(section.offset);
         shapes.words(data, section.offset, 0)?;

@@ -99,11 +99,14 @@ pub enum Sm {
     SM60,
     /// Pascal GP10x.
     SM61,
+    /// Pascal GP10B (Tegra X2): every swept word decodes as on SM61 (the field sweep of
+    /// session 9: 68 620 words, nvdisasm's text identical).
+    SM62,
 }
 
 impl Sm {
     /// Every SM, oldest first.
-    pub const ALL: [Sm; 5] = [Sm::SM50, Sm::SM52, Sm::SM53, Sm::SM60, Sm::SM61];
+    pub const ALL: [Sm; 6] = [Sm::SM50, Sm::SM52, Sm::SM53, Sm::SM60, Sm::SM61, Sm::SM62];
     /// How many there are.
     pub const COUNT: usize = Sm::ALL.len();
 
@@ -115,7 +118,16 @@ impl Sm {
             Sm::SM53 => "SM53",
             Sm::SM60 => "SM60",
             Sm::SM61 => "SM61",
+            Sm::SM62 => "SM62",
         }
+    }
+
+    /// The SM a CUDA ELF file names (`EF_CUDA_SM61` = 61 in the low byte of `e_flags`, the
+    /// number of a listing's `.headerflags`), if texlate reads it.
+    pub fn from_number(n: u32) -> Option<Sm> {
+        Sm::ALL
+            .into_iter()
+            .find(|sm| sm.name()[2..].parse() == Ok(n))
     }
 
     /// Reads nvdisasm's name, any case, `sm_61` too.
@@ -221,7 +233,7 @@ pub struct Field {
 }
 
 fn last_sm() -> Sm {
-    Sm::SM61
+    Sm::ALL[Sm::COUNT - 1]
 }
 
 impl Field {
@@ -896,7 +908,7 @@ impl Table {
         };
         let texs_targets = resolve(raw.texs_target);
         let tlds_targets = resolve(raw.tlds_target);
-        let modifier_classes = v
+        let modifier_classes: Vec<Modifier> = v
             .modifier_order
             .iter()
             .map(|name| {
@@ -906,6 +918,11 @@ impl Table {
                     .unwrap_or_else(|| panic!("mappings/nvidia.toml: modifier class `{name}`"))
             })
             .collect();
+        // The printers print the phase after the rest of the mnemonic (`mnemonic_text`).
+        assert!(
+            modifier_classes.last() == Some(&Modifier::Phase),
+            "mappings/nvidia.toml: modifier_order ends with `phase`"
+        );
         let comps_pair = values("comps_pair", v.comps_pair);
         let comps_quad = values("comps_quad", v.comps_quad);
         let mut comps_by_mask = [[u8::MAX; 16]; 2];

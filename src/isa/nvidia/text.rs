@@ -20,28 +20,59 @@ pub use crate::isa::text_out::TextOut;
 pub(super) use crate::isa::text_out::{push_decimal, push_hex};
 
 pub(super) fn push_reg(out: &mut (impl TextOut + ?Sized), r: u8) {
-    out.push_text(&reg_names()[usize::from(r)]);
+    out.push_text(&reg_names()[usize::from(r)][SEP.len()..]);
 }
 
-/// Every register's name by number (`R0`..`R254`, `RZ`), printed once: the printer copies a
-/// name where it would format a number per register.
+/// What separates two operands.
+const SEP: &str = ", ";
+
+/// Every register's name by number (`R0`..`R254`, `RZ`) after an operand separator (`, R7`),
+/// printed once: the printer copies a name (with its separator, when it follows another
+/// operand) where it would format a number per register.
 fn reg_names() -> &'static [String] {
     static NAMES: OnceLock<Vec<String>> = OnceLock::new();
     NAMES.get_or_init(|| {
         (0..=u8::MAX)
-            .map(|r| match r {
-                RZ => "RZ".to_string(),
-                _ => {
-                    let mut s = String::from("R");
-                    push_decimal(&mut s, r.into());
-                    s
+            .map(|r| {
+                let mut s = String::from(SEP);
+                match r {
+                    RZ => s.push_str("RZ"),
+                    _ => {
+                        s.push('R');
+                        push_decimal(&mut s, r.into());
+                    }
                 }
+                s
             })
             .collect()
     })
 }
 
-fn push_guard(out: &mut (impl TextOut + ?Sized), guard: u8) {
+/// Appends the guard `guard` prints as (`@P3 `, `@!PT `; nothing for the guard that is always
+/// true), copied from [`guard_texts`].
+pub(super) fn push_guard(out: &mut (impl TextOut + ?Sized), guard: u8) {
+    match guard_texts().get(usize::from(guard)) {
+        Some(text) => out.push_text(text),
+        None => write_guard(out, guard),
+    }
+}
+
+/// The text of every guard field value (4 bits), printed once by [`write_guard`].
+fn guard_texts() -> &'static [String] {
+    static TEXTS: OnceLock<Vec<String>> = OnceLock::new();
+    TEXTS.get_or_init(|| {
+        (0..16)
+            .map(|g| {
+                let mut s = String::new();
+                write_guard(&mut s, g);
+                s
+            })
+            .collect()
+    })
+}
+
+/// Appends the guard `guard` prints as, digit by digit.
+fn write_guard(out: &mut (impl TextOut + ?Sized), guard: u8) {
     if guard == table().guard_true {
         return;
     }
@@ -115,17 +146,42 @@ pub fn print_inst(inst: &NvInst) -> String {
 
 /// [`print_inst`], appended to `out` (no allocation but `out`'s own growth).
 pub fn write_inst<O: TextOut + ?Sized>(out: &mut O, inst: &NvInst) {
-    let t = table();
     push_guard(out, inst.guard);
     out.push_text(inst.op.mnemonic());
-    for &m in &t.modifier_classes {
-        if let Some(m) = modifier(&t.dense, inst, m) {
+    write_modifiers(out, inst, &table().modifier_classes);
+    out.push_ascii(b' ');
+    write_operands(out, inst);
+}
+
+/// Appends the modifiers of `inst` of the classes `classes` (in their order), each after
+/// a `.`.
+pub(super) fn write_modifiers<O: TextOut + ?Sized>(
+    out: &mut O,
+    inst: &NvInst,
+    classes: &[Modifier],
+) {
+    let d = &table().dense;
+    for &m in classes {
+        if let Some(m) = modifier(d, inst, m) {
             out.push_ascii(b'.');
             out.push_text(m);
         }
     }
-    out.push_ascii(b' ');
-    // Operands, separated by `, `.
+}
+
+/// Appends the phase of `inst` after a `.`, if it prints one: [`write_modifiers`] of the
+/// phase class alone.
+pub(super) fn push_phase<O: TextOut + ?Sized>(out: &mut O, inst: &NvInst) {
+    if let Some(m) = modifier(&table().dense, inst, Modifier::Phase) {
+        out.push_ascii(b'.');
+        out.push_text(m);
+    }
+}
+
+/// The operands of `inst` as [`write_inst`] appends them (after the mnemonic's space),
+/// separated by `, `.
+pub(super) fn write_operands<O: TextOut + ?Sized>(out: &mut O, inst: &NvInst) {
+    let t = table();
     let mut ops = Operands { out, first: true };
     if inst.sparse != t.sparse_none {
         ops.sep().push_ascii(b'P');
@@ -175,14 +231,18 @@ impl<O: TextOut + ?Sized> Operands<'_, O> {
     /// `out`, after the separator of the next operand (none before the first).
     fn sep(&mut self) -> &mut O {
         if !std::mem::take(&mut self.first) {
-            self.out.push_text(", ");
+            self.out.push_text(SEP);
         }
         self.out
     }
 
     fn regs(&mut self, regs: &[u8]) {
         for &r in regs {
-            push_reg(self.sep(), r);
+            // The name with its separator, in one piece.
+            let name = &reg_names()[usize::from(r)];
+            let first = std::mem::take(&mut self.first);
+            self.out
+                .push_text(if first { &name[SEP.len()..] } else { name });
         }
     }
 }
@@ -201,8 +261,8 @@ pub fn is_texture_text(text: &str) -> bool {
 /// The phase an instruction's text spells: its mnemonic's last modifier when that is a
 /// phase name (`TEXS.LZ.P` → 2), else 0. What the text holds for the phase, not whether
 /// the text parses (the mnemonic ends at the first space, after a guard's).
-pub(super) fn printed_phase(text: &str) -> u8 {
-    let b = text.as_bytes();
+pub(super) fn printed_phase(text: &[u8]) -> u8 {
+    let b = text;
     // Mnemonics are short: a loop, not `memchr`'s set-up.
     let space = |from: usize| {
         b[from..]
@@ -612,10 +672,10 @@ mod tests {
             "TXQ.P R0, R2, TEX_HEADER_DIMENSION, 0x0, 0x1",
         ] {
             let parsed = parse_inst(text, 1, 1).expect("parses");
-            assert_eq!(printed_phase(text), parsed.phase, "{text}");
+            assert_eq!(printed_phase(text.as_bytes()), parsed.phase, "{text}");
         }
-        assert_eq!(printed_phase("@P1"), 0);
-        assert_eq!(printed_phase(""), 0);
-        assert_eq!(printed_phase("TEX.P.X R0"), 0);
+        assert_eq!(printed_phase(b"@P1"), 0);
+        assert_eq!(printed_phase(b""), 0);
+        assert_eq!(printed_phase(b"TEX.P.X R0"), 0);
     }
 }
