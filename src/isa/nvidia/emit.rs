@@ -55,7 +55,9 @@ const TEXT_COLUMN: usize = 8 + 8 + LEAD_GAP;
 #[derive(Clone, Debug)]
 enum Body {
     Tex(Box<TexInstr>, NvInst),
-    Alu(alu::EncodedAlu),
+    /// Boxed: an ALU encoding (its operands as printed) is 168 bytes, three times the rest,
+    /// and the kernel holds every instruction until it is laid out.
+    Alu(Box<alu::EncodedAlu>),
     Exit,
     Bra,
 }
@@ -208,7 +210,7 @@ pub fn emit_output(
                 let (word, reads, writes) = (e.word, e.reads, e.writes);
                 let (barrier, fixed_stall, fence) =
                     ((e.unit == Unit::Variable).then_some(0), e.stall, e.fence);
-                let mut i = Instr::new(Body::Alu(e), word, reads, writes);
+                let mut i = Instr::new(Body::Alu(Box::new(e)), word, reads, writes);
                 i.barrier = barrier;
                 i.fixed_stall = fixed_stall;
                 i.fence = fence;
