@@ -7,7 +7,7 @@
 //! `mappings/targets.toml`) and, for register-vector constraints, [`Codec::register_groups`].
 
 /// The [`Codec`] methods every ISA module implements as free functions of the same names
-/// (`print_text`, `decode_binary`, ..., `emit::emit_program`, `readme_table`): one
+/// (`print_text`, `decode_binary`, ..., `emit::emit_output`, `readme_table`): one
 /// delegation, written once.
 macro_rules! codec_functions {
     ($isa:ident) => {
@@ -33,7 +33,16 @@ macro_rules! codec_functions {
             looks_binary(bytes)
         }
         fn emit(&self, ir: &Program, options: &crate::isa::EmitOptions) -> Result<Program, Error> {
-            emit::emit_program(ir, options)
+            emit::emit_output(std::borrow::Cow::Borrowed(ir), options, None)
+                .map(|(program, _)| program)
+        }
+        fn emit_output(
+            &self,
+            ir: std::borrow::Cow<'_, Program>,
+            options: &crate::isa::EmitOptions,
+            form: crate::Form,
+        ) -> Result<(Program, Option<Vec<u8>>), Error> {
+            emit::emit_output(ir, options, Some(form))
         }
         fn readme_table(&self) -> String {
             readme_table()

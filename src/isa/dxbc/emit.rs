@@ -284,12 +284,8 @@ impl Output {
     }
 }
 
-/// Builds a whole program from target-ready IR.
-pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Error> {
-    emit_output(Cow::Borrowed(ir), options, None).map(|(program, _)| program)
-}
-
-/// [`emit_program`], and, when `form` asks for one, the program's bytes in it: written as
+/// Builds a whole program from target-ready IR ([`Codec::emit`](crate::isa::Codec::emit)),
+/// and, when `form` asks for one, the program's bytes in it: written as
 /// the program is built from the instructions it emits, byte for byte what
 /// [`super::print_text`], [`super::encode_binary`] and [`super::encode_tokens`] write of the
 /// program.

@@ -698,14 +698,6 @@ impl crate::isa::Codec for DxbcCodec {
         extras(t).map_or_else(Vec::new, |x| lift::result_copies(&x.instr))
     }
     crate::isa::codec_functions!(Dxbc);
-    fn emit_output(
-        &self,
-        ir: std::borrow::Cow<'_, Program>,
-        options: &crate::isa::EmitOptions,
-        form: crate::Form,
-    ) -> Result<(Program, Option<Vec<u8>>), Error> {
-        emit::emit_output(ir, options, Some(form))
-    }
     fn parse_text(&self, src: &str, read: crate::ReadOptions) -> Result<Program, Error> {
         let _ = read;
         parse_text(src)

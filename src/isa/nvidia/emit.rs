@@ -55,7 +55,9 @@ const TEXT_COLUMN: usize = 8 + 8 + LEAD_GAP;
 #[derive(Clone, Debug)]
 enum Body {
     Tex(Box<TexInstr>, NvInst),
-    Alu(alu::EncodedAlu),
+    /// Boxed: an ALU encoding (its operands as printed) is 168 bytes, three times the rest,
+    /// and the kernel holds every instruction until it is laid out.
+    Alu(Box<alu::EncodedAlu>),
     Exit,
     Bra,
 }
@@ -180,13 +182,9 @@ fn tex_instr(mut t: Box<TexInstr>) -> Result<Instr, Error> {
     Ok(Instr::new(Body::Tex(t, inst), word, reads, writes))
 }
 
-/// Builds a whole kernel from target-ready IR (see the module doc).
-pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Error> {
-    emit_output(Cow::Borrowed(ir), options, None).map(|(program, _)| program)
-}
-
-/// [`emit_program`] of `ir` (owned: its instructions move into the kernel, the rest is
-/// freed before the kernel is laid out), and, when `form` asks for text or binary, the
+/// Builds a whole kernel from target-ready IR `ir` ([`Codec::emit`](crate::isa::Codec::emit);
+/// see the module doc; an owned IR's instructions move into the kernel, the rest is freed
+/// before the kernel is laid out), and, when `form` asks for text or binary, the
 /// kernel's bytes in it: written as the kernel is laid out, byte for byte what
 /// [`super::print_text`] and [`super::encode_binary`] write of the program (`None` for any
 /// other form).
@@ -212,7 +210,7 @@ pub fn emit_output(
                 let (word, reads, writes) = (e.word, e.reads, e.writes);
                 let (barrier, fixed_stall, fence) =
                     ((e.unit == Unit::Variable).then_some(0), e.stall, e.fence);
-                let mut i = Instr::new(Body::Alu(e), word, reads, writes);
+                let mut i = Instr::new(Body::Alu(Box::new(e)), word, reads, writes);
                 i.barrier = barrier;
                 i.fixed_stall = fixed_stall;
                 i.fence = fence;
@@ -359,7 +357,7 @@ fn schedule(list: &mut [Instr]) {
                 (true, &s.tex_barriers, s.tex_wait_cycles)
             }
             Some(_) => (false, &s.tex_barriers, 0),
-            // ALU: `barrier` marks a variable-latency op (set by emit_program).
+            // ALU: `barrier` marks a variable-latency op (set by emit_output).
             None => (
                 list[i].barrier.is_some() && !list[i].writes.is_empty(),
                 &s.alu_barriers,
@@ -674,6 +672,11 @@ mod tests {
     use crate::isa::nvidia::packing::{dst_layout, params};
     use crate::isa::nvidia::{decode_binary, decode_word, encode_binary};
 
+    /// The kernel the backend builds from `ir`.
+    fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Error> {
+        crate::isa::codec(Isa::Nvidia).emit(ir, options)
+    }
+
     /// The registers of a vector of `len` registers from `base` (none when based at RZ).
     fn vector(base: u8, len: usize) -> Vec<u16> {
         if base == RZ {
@@ -851,7 +854,7 @@ mod tests {
 
     /// Random kernels of texture, ALU (register, immediate and predicated) and comment
     /// items: the bytes [`emit_output`] writes as it lays a kernel out are what printing and
-    /// encoding the program it returns write, and that program is [`emit_program`]'s.
+    /// encoding the program it returns write, and that program is [`Codec::emit`](crate::isa::Codec::emit)'s.
     #[test]
     fn written_output_is_the_program_encoded() {
         let mut rng = crate::rng::Rng(0x5eed);

@@ -321,14 +321,6 @@ impl crate::isa::Codec for NvidiaCodec {
     fn register_groups(&self, t: &TexInstr) -> Result<Vec<crate::isa::RegGroup>, Error> {
         emit_inst::register_groups(t)
     }
-    fn emit_output(
-        &self,
-        ir: std::borrow::Cow<'_, Program>,
-        options: &crate::isa::EmitOptions,
-        form: crate::Form,
-    ) -> Result<(Program, Option<Vec<u8>>), Error> {
-        emit::emit_output(ir, options, Some(form))
-    }
     fn constants(&self, program: &Program) -> Vec<Vec<(crate::ir::Reg, u32)>> {
         // `constants` steps an ALU instruction read back as the words or lines it was read
         // from: no copy of the program with them put back is needed.

@@ -137,18 +137,14 @@ fn tex_aliases_needed(t: &TexInstr, scope: &Scope) -> Vec<(u32, &'static str)> {
     }
 }
 
-/// Builds a whole kernel from target-ready IR.
-pub fn emit_program(ir: &Program, options: &EmitOptions) -> Result<Program, Error> {
-    emit_owned(Cow::Borrowed(ir), options, None).map(|(program, _)| program)
-}
-
-/// [`emit_program`] of a borrowed or owned IR (an owned IR's items move into the kernel
+/// Builds a whole kernel from target-ready IR ([`Codec::emit`](crate::isa::Codec::emit)),
+/// borrowed or owned (an owned IR's items move into the kernel
 /// rather than being copied: peak memory one program fewer), and, when `form` asks for
 /// text, the kernel's text: written as each instruction is emitted for its check, byte for
 /// byte what [`super::print_text`] writes of the kernel, without emitting it a second time
 /// (`None` for another form, or when an ALU item of the IR was read from vISA text and so
 /// prints as read).
-pub fn emit_owned(
+pub fn emit_output(
     ir: Cow<'_, Program>,
     options: &EmitOptions,
     form: Option<Form>,

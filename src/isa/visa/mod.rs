@@ -291,7 +291,7 @@ pub fn print_text(p: &Program) -> Result<String, Error> {
 
 /// A `.visaasm` text written item by item into one buffer, one line per item (an ALU
 /// item's instructions on lines of their own): [`print_text`], and the backend writing the
-/// kernel as it checks it ([`emit::emit_owned`]).
+/// kernel as it checks it ([`emit::emit_output`]).
 pub(crate) struct TextOut {
     out: String,
     eol: &'static str,
@@ -590,7 +590,7 @@ fn emit_checked(
         }
     })?;
     // A translated parameter held in a variable of another type is read through the alias
-    // of the type it needs, which `emit::emit_program` declares (`tex_aliases_needed`).
+    // of the type it needs, which `emit::emit_output` declares (`tex_aliases_needed`).
     if t.origin.get::<VisaExtras>().is_none() {
         for (i, ty) in validate::param_retypes(&inst, &|v| scope.var_type(v)) {
             let alias = alu::alias_name(&scope.var_name(inst.params[i].var), ty);
@@ -669,14 +669,6 @@ pub struct VisaCodec;
 
 impl crate::isa::Codec for VisaCodec {
     crate::isa::codec_functions!(Visa);
-    fn emit_output(
-        &self,
-        ir: std::borrow::Cow<'_, Program>,
-        options: &crate::isa::EmitOptions,
-        form: crate::Form,
-    ) -> Result<(Program, Option<Vec<u8>>), Error> {
-        emit::emit_owned(ir, options, Some(form))
-    }
     fn is_declaration(&self, line: &str) -> bool {
         line.trim_start().starts_with('.')
     }
