@@ -184,3 +184,24 @@ fn nvidia_lod_clamps_are_not_passed_as_floats() {
         .to_string();
     assert!(e.contains("u4.8"), "{e}");
 }
+
+/// One texture slot read with two dimensions and no bindings file (two kernels of one
+/// nvdisasm listing, each with its own texture 0x6e) is refused naming the earlier use: the
+/// message said "the bindings row at line 0", a row no file has.
+#[test]
+fn a_slot_read_with_two_dimensions_names_its_first_use() {
+    let src = "        /*0008*/                   TEX.T R0, R4, 0x6e, 2D, 0xf ;\n\
+               // another kernel\n\
+               \x20       /*0008*/                   TEX.T R0, R4, 0x6e, ARRAY_2D, 0xf ;\n";
+    for to in [Isa::Dxbc, Isa::Visa] {
+        let e = translate(src.as_bytes(), &Options::new(Isa::Nvidia, to))
+            .err()
+            .unwrap_or_else(|| panic!("{to:?}: translated"));
+        let msg = e.to_string();
+        assert!(
+            msg.contains("reads it as 2d_array but an earlier instruction (line 1) reads it as 2d"),
+            "{msg}"
+        );
+        assert!(!msg.contains("line 0"), "{msg}");
+    }
+}

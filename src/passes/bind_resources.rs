@@ -15,7 +15,8 @@
 use super::{NoteDetail, PassContext};
 use crate::error::Error;
 use crate::ir::{
-    Dim, Dimension, Isa, Item, ResRef, Resource, SamplerDecl, ScalarType, TexInstr, TexOp, TypeName,
+    Dim, Dimension, Isa, Item, ResRef, Resource, SamplerDecl, ScalarType, Span, TexInstr, TexOp,
+    TypeName,
 };
 use crate::translate::bindings::{dim_name, Binding, Bindings, ReturnType, Slot};
 
@@ -75,6 +76,15 @@ fn return_type_of(t: &TexInstr) -> ReturnType {
     }
 }
 
+/// Where an instruction was read, in words: its line, or its byte offset in a binary.
+fn where_read(span: Span) -> String {
+    if span.line > 0 {
+        format!("line {}", span.line)
+    } else {
+        format!("byte offset {:#x}", span.offset)
+    }
+}
+
 pub(super) fn spelled(isa: Isa, slot: Slot) -> String {
     match isa {
         Isa::Dxbc => format!("t{}", slot.texture),
@@ -86,6 +96,9 @@ pub(super) fn spelled(isa: Isa, slot: Slot) -> String {
 /// Runs the pass.
 pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Error> {
     let to = ctx.target.isa;
+    // Where each default row (one no bindings file gave) was made: the first instruction
+    // that used its slot.
+    let mut first_use: Vec<(usize, Span)> = Vec::new();
     for item in &mut items {
         let Item::Tex(t) = item else { continue };
         if crate::passes::legalize_forms::rule_ids(t, ctx.source_caps).contains(&"buffer_ops") {
@@ -127,6 +140,7 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
                     ));
                 }
                 ctx.bindings.rows.push(row);
+                first_use.push((ctx.bindings.rows.len() - 1, t.span));
                 ctx.bindings.rows.len() - 1
             }
         };
@@ -146,16 +160,26 @@ pub fn run(mut items: Vec<Item>, ctx: &mut PassContext) -> Result<Vec<Item>, Err
                 },
             ) if ctx.source_caps.combined_index && t.op == TexOp::Fetch => t.dim = d,
             (a, b) if a != b => {
-                return Err(ctx.unsupported(
-                    &format!("{} {}", ctx.from.name(), spelled(ctx.from, slot)),
-                    &format!(
-                        "the instruction reads it as {} but the bindings row at line {} says {}",
-                        dim_name(a),
+                let said = match first_use.iter().find(|(r, _)| *r == row) {
+                    // A default row: an earlier instruction read the slot otherwise (e.g. two
+                    // kernels of one listing, each with its own textures).
+                    Some((_, first)) => format!(
+                        "an earlier instruction ({}) reads it as {}: a translated program \
+                         binds one resource per slot: translate the kernels one by one",
+                        where_read(*first),
+                        dim_name(b)
+                    ),
+                    None => format!(
+                        "the bindings row at line {} says {}",
                         binding.line,
                         dim_name(b)
                     ),
+                };
+                return Err(ctx.unsupported(
+                    &format!("{} {}", ctx.from.name(), spelled(ctx.from, slot)),
+                    &format!("the instruction reads it as {} but {said}", dim_name(a)),
                     t.span,
-                ))
+                ));
             }
             _ => {}
         }
