@@ -279,6 +279,34 @@ fn random_nvidia_words_stream_as_the_whole_program_path() {
     assert!(check_disasm(Isa::Nvidia, "repeated random words", &bytes));
 }
 
+/// Accepted words read again and again (`disasm` prints a word it read before from its
+/// cache, taking its phase from the bundle's control word, read once per control word)
+/// under control words whose slots hold each phase, one slot of one bundle in some streams
+/// the reserved phase 3: the same text, or the same error at the same control word, as
+/// decoding then printing.
+#[test]
+fn repeated_nvidia_words_under_every_phase_disasm_as_the_whole_program_path() {
+    let mut rng = Rng(0x9a5e_0000_0000_0003);
+    let words = accepted_words(&mut rng, 24);
+    let mut tally = Tally::default();
+    for round in 0..60 {
+        let repeated: Vec<u64> = (0..300).map(|_| words[rng.below(words.len())]).collect();
+        // A reserved phase in one slot of one bundle, in two streams of three.
+        let reserved = (round % 3 != 0).then(|| (rng.below(100), 1 + rng.below(3)));
+        let bytes = bundles(&repeated, |b| {
+            (1..4).fold(0, |ctrl, slot| {
+                let phase = match reserved {
+                    Some(at) if at == (b, slot) => 3,
+                    _ => rng.next() % 3,
+                };
+                ctrl | (0x7e0 | phase << 17) << (21 * (slot - 1))
+            })
+        });
+        tally.count(check_disasm(Isa::Nvidia, &format!("round {round}"), &bytes));
+    }
+    tally.assert_both(10);
+}
+
 #[test]
 fn a_stream_refused_after_its_first_words_writes_nothing() {
     let good = 0xd830_06e0_6057_0404u64;

@@ -1196,6 +1196,43 @@ pub(super) mod tests {
         words
     }
 
+    /// `stream_line` lays a word's line out as `format!` spells it: the address in four hex
+    /// digits or more (up to 16), the gap, the text and ` ;`, the padding to the column (one
+    /// space at least), the encoding comment; a control word's line without an address.
+    #[test]
+    fn stream_lines_are_laid_out_as_format_lays_them_out() {
+        let word = 0xd830_06e0_6047_0404u64;
+        for i in [
+            0usize,
+            1,
+            3,
+            5,
+            0x1fff,
+            0x2001,
+            0x20_0001,
+            usize::MAX / 8 - 2,
+        ] {
+            for (text, column) in [
+                ("", 85),
+                ("TEXS.P R6, R4, R4, R5, 0x6e, 2D, RGBA", 85),
+                ("T", 30),
+            ] {
+                let mut line = String::new();
+                stream_line(&mut line, i, word, column, |o| o.push_str(text));
+                let mut expected = match i % 4 {
+                    0 => String::new(),
+                    _ => format!("        /*{:04x}*/{:19}", i * 8, ""),
+                };
+                if !text.is_empty() {
+                    expected += &format!("{text} ;");
+                }
+                let pad = column.saturating_sub(expected.len()).max(1);
+                expected += &format!("{:pad$}/* {word:#018x} */\n", "");
+                assert_eq!(line, expected, "word {i}");
+            }
+        }
+    }
+
     /// `spaces_end` counts the spaces a slice starts with: every length up to 40, a byte
     /// after them of each kind (none, a tab, a space's neighbours, a letter, a non-ASCII one).
     #[test]
