@@ -625,3 +625,22 @@ fn visa_moves_without_declarations_are_not_read_back() {
         );
     }
 }
+
+/// A user variable declared without `type=` (the translate fuzz target's finding: a `.decl`
+/// line cut short) leaves a `mov` into it a copy or a conversion: it is not read back either,
+/// while the kernel's other declarations are read (the translation wrote I2F where the
+/// check's model copied the bits).
+#[test]
+fn visa_moves_into_untyped_variables_are_not_read_back() {
+    let src = ".version 4.1\n.kernel \"k\"\n.decl V0055 v_type=G num_elts=16\n\
+               .kernel_attr Target=\"3d\"\n.kernel_attr SimdSize=16\n\
+               \x20   mov (M1, 16) V0055(0,0)<1> 0x3:d\n";
+    for to in [Isa::Nvidia, Isa::Dxbc] {
+        let t = translate_checked(src, Isa::Visa, to);
+        let out = String::from_utf8(t.output).unwrap();
+        assert!(
+            out.contains("// ") && out.contains("mov (M1, 16) V0055"),
+            "{out}"
+        );
+    }
+}

@@ -651,6 +651,13 @@ pub fn lift(run: &[&str], scope: &Scope) -> Option<(AluInstr, usize)> {
         .split_whitespace()
         .map(|o| read_operand(o, scope))
         .collect::<Option<Vec<_>>>()?;
+    // Nor when a user variable it names is declared without `type=`: its type is unknown.
+    let first_user = tables::tables().limits.first_user_variable;
+    if operands.iter().any(|o| {
+        matches!(o, Scalar::Reg(r) if r.index >= first_user && scope.var_type(r.index).is_none())
+    }) {
+        return None;
+    }
     let ops: &[AluOp] = match mnemonic {
         "mov" => &[
             AluOp::Mov,
