@@ -1010,7 +1010,7 @@ fn random_sources(seed: u64, n: usize) -> Option<Corpora> {
         });
     }
     let sweep = include_str!("cases/nvidia/field_sweep.tsv");
-    // Words of one mnemonic on one SM (the sweep covers SM50, SM52, SM53, SM60, SM61).
+    // Words of one mnemonic on one SM (the sweep covers SM50, SM52, SM53, SM60, SM61, SM62).
     let mut forms: BTreeMap<(String, String), Vec<u64>> = BTreeMap::new();
     for line in sweep.lines().filter(|l| l.starts_with("SM")) {
         let cols: Vec<&str> = line.split('\t').collect();

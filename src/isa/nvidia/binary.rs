@@ -306,7 +306,7 @@ pub(super) fn cubin_sections(bytes: &[u8], sm: Sm) -> Result<(Sm, CubinSections<
     };
     let file = object::File::parse(elf).map_err(elf_error)?;
     let sm = match file.flags() {
-        object::FileFlags::Elf { e_flags, .. } => cubin_sm(e_flags, sm)?,
+        object::FileFlags::Elf { e_flags, .. } => cubin_sm(e_flags, e_flags_offset(bytes), sm)?,
         _ => sm,
     };
     let mut sections = Vec::new();
@@ -336,12 +336,12 @@ pub(super) fn cubin_sections(bytes: &[u8], sm: Sm) -> Result<(Sm, CubinSections<
 pub(super) type CubinSections<'a> = Vec<(TextSection, &'a [u8])>;
 
 /// The SM of a cubin's ELF `e_flags` (`EF_CUDA_SM` is its low byte; 0 names none: `sm`).
-fn cubin_sm(e_flags: u32, sm: Sm) -> Result<Sm, Error> {
+fn cubin_sm(e_flags: u32, offset: usize, sm: Sm) -> Result<Sm, Error> {
     match e_flags & 0xff {
         0 => Ok(sm),
         n => Sm::from_number(n).ok_or_else(|| {
             DecodeError {
-                offset: ELF64_E_FLAGS,
+                offset,
                 reason: format!(
                     "a cubin for SM{n} (ELF e_flags {e_flags:#x}): texlate reads Maxwell and \
                      Pascal code, {}",
@@ -353,8 +353,15 @@ fn cubin_sm(e_flags: u32, sm: Sm) -> Result<Sm, Error> {
     }
 }
 
-/// Where a 64-bit ELF header holds `e_flags`.
-const ELF64_E_FLAGS: usize = 0x30;
+/// Where an ELF header holds `e_flags`: 0x24 in a 32-bit file (`EI_CLASS` 1), 0x30 in a
+/// 64-bit one.
+fn e_flags_offset(bytes: &[u8]) -> usize {
+    if bytes.get(4) == Some(&1) {
+        0x24
+    } else {
+        0x30
+    }
+}
 
 /// The alignment `object` needs of an ELF file's bytes (its 64-bit headers' fields).
 const ELF_ALIGN: usize = 8;
